@@ -1,0 +1,2 @@
+//! pccx golden model.
+pub mod model;

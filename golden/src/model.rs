@@ -1,0 +1,233 @@
+//! The one narrow interface every pccx model sits behind.
+//!
+//! The scoreboard drives two implementations of [`NpuModel`] with the same
+//! program and compares what they report; it knows nothing else about them.
+//! The golden interpreter (this crate) and the Verilated RTL (the harness)
+//! both implement it, so either can sit on either side, and a fault-injecting
+//! wrapper can sit around either one to prove that a check fires.
+
+use std::fmt;
+
+/// Number of 128-bit words in the host memory window behind the ACP port.
+pub const HOST_WORDS: u32 = 1 << 17;
+
+/// One 128-bit memory word (L2 or host).
+pub type Word = u128;
+
+/// Which shape table a MEMSET writes (`dest_cache`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ShapeTable {
+    Fmap = 0,
+    Weight = 1,
+}
+
+impl ShapeTable {
+    pub const ALL: [ShapeTable; 2] = [ShapeTable::Fmap, ShapeTable::Weight];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ShapeTable::Fmap => "fmap",
+            ShapeTable::Weight => "weight",
+        }
+    }
+}
+
+/// Number of entries in each shape table (6-bit pointers).
+pub const SHAPE_ENTRIES: usize = 64;
+
+/// One shape-table entry: three 16-bit values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ShapeEntry {
+    pub a: u16,
+    pub b: u16,
+    pub c: u16,
+}
+
+/// The 4-bit error code of a retired instruction (docs/semantics.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorCode {
+    Ok = 0,
+    IllegalOpcode = 1,
+    IllegalFunc = 2,
+    IllegalDestCache = 3,
+    IllegalDirection = 4,
+    Shape = 5,
+    L2Range = 6,
+    HostRange = 7,
+    Unimplemented = 15,
+}
+
+impl ErrorCode {
+    /// Decodes the 4-bit field; codes with no meaning return `None`.
+    pub fn from_bits(bits: u8) -> Option<ErrorCode> {
+        Some(match bits {
+            0 => ErrorCode::Ok,
+            1 => ErrorCode::IllegalOpcode,
+            2 => ErrorCode::IllegalFunc,
+            3 => ErrorCode::IllegalDestCache,
+            4 => ErrorCode::IllegalDirection,
+            5 => ErrorCode::Shape,
+            6 => ErrorCode::L2Range,
+            7 => ErrorCode::HostRange,
+            15 => ErrorCode::Unimplemented,
+            _ => return None,
+        })
+    }
+
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::Ok => "OK",
+            ErrorCode::IllegalOpcode => "ILLEGAL_OPCODE",
+            ErrorCode::IllegalFunc => "ILLEGAL_FUNC",
+            ErrorCode::IllegalDestCache => "ILLEGAL_DEST_CACHE",
+            ErrorCode::IllegalDirection => "ILLEGAL_DIRECTION",
+            ErrorCode::Shape => "SHAPE",
+            ErrorCode::L2Range => "L2_RANGE",
+            ErrorCode::HostRange => "HOST_RANGE",
+            ErrorCode::Unimplemented => "UNIMPLEMENTED",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// AXI-Lite response code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxiResp {
+    Okay,
+    SlvErr,
+}
+
+/// Register offsets of the AXI-Lite slave (docs/semantics.md section 7).
+pub mod reg {
+    pub const INSTR_LO: u32 = 0x00;
+    pub const INSTR_HI: u32 = 0x04;
+    pub const STATUS: u32 = 0x08;
+    pub const RETIRED: u32 = 0x0C;
+
+    pub const STATUS_BUSY: u32 = 1 << 0;
+    pub const STATUS_DONE: u32 = 1 << 1;
+    pub const STATUS_ERR: u32 = 1 << 2;
+    pub const STATUS_ERR_CODE_SHIFT: u32 = 4;
+    pub const STATUS_ERR_CODE_MASK: u32 = 0xF << STATUS_ERR_CODE_SHIFT;
+}
+
+/// Something a model observed an instruction do. Every event names the
+/// sequence number of the instruction it belongs to, so the scoreboard can
+/// compare per instruction whatever order the engines finished in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// The instruction was latched (got its sequence number).
+    Latch { seq: u32, word: u64, cycle: Option<u64> },
+    /// The instruction retired with `err` (raw 4-bit code).
+    Retire { seq: u32, opcode: u8, err: u8, cycle: Option<u64> },
+    /// An L2 word written; `mask` bit i enables BF16 element i.
+    L2Write { seq: u32, addr: u32, data: Word, mask: u8 },
+    /// A host-memory word written through the ACP port.
+    HostWrite { seq: u32, addr: u32, data: Word },
+    /// A shape-table entry written.
+    ShapeWrite { seq: u32, table: ShapeTable, index: u8, entry: ShapeEntry },
+    /// e_max written.
+    EMaxWrite { seq: u32, value: u16 },
+}
+
+impl Event {
+    pub fn seq(&self) -> u32 {
+        match *self {
+            Event::Latch { seq, .. }
+            | Event::Retire { seq, .. }
+            | Event::L2Write { seq, .. }
+            | Event::HostWrite { seq, .. }
+            | Event::ShapeWrite { seq, .. }
+            | Event::EMaxWrite { seq, .. } => seq,
+        }
+    }
+}
+
+/// Why a model could not do what it was asked (infrastructure, not a
+/// mismatch): a hang caught by the watchdog, a backdoor access out of range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// The model did not finish within `cycles` cycles while doing `what`.
+    Watchdog { what: String, cycles: u64 },
+    /// A backdoor access outside the memory.
+    Backdoor(String),
+    /// Anything else, with a message saying what.
+    Other(String),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::Watchdog { what, cycles } => {
+                write!(f, "watchdog: no progress after {cycles} cycles while {what} (the RTL hangs)")
+            }
+            ModelError::Backdoor(m) => write!(f, "backdoor access: {m}"),
+            ModelError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A pccx NPU implementation, seen from the host and the harness.
+///
+/// Front door: [`reg_write`](NpuModel::reg_write) / [`reg_read`](NpuModel::reg_read)
+/// (AXI-Lite) and [`idle`](NpuModel::idle) (the host leaves a gap). Back door:
+/// the `*_l2`, `*_host`, shape-table and e_max accessors, which take effect at
+/// once and are never reported as events. Observation:
+/// [`take_events`](NpuModel::take_events).
+pub trait NpuModel {
+    /// A short name for reports ("golden", "rtl").
+    fn name(&self) -> &str;
+
+    /// Architectural reset (docs/semantics.md section 1). L2 and host memory
+    /// keep their contents; events are discarded.
+    fn reset(&mut self) -> Result<(), ModelError>;
+
+    /// L2 size in words.
+    fn l2_words(&self) -> u32;
+
+    fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError>;
+    fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError>;
+    fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError>;
+    fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError>;
+
+    fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError>;
+    fn set_shape_entry(
+        &mut self,
+        table: ShapeTable,
+        index: u8,
+        entry: ShapeEntry,
+    ) -> Result<(), ModelError>;
+    fn e_max(&mut self) -> Result<u16, ModelError>;
+    fn set_e_max(&mut self, value: u16) -> Result<(), ModelError>;
+
+    /// One AXI-Lite write; returns when its write response arrives (a full
+    /// engine FIFO makes that wait).
+    fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError>;
+    /// One AXI-Lite read.
+    fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError>;
+    /// The host does nothing for `cycles` cycles (the NPU keeps running).
+    fn idle(&mut self, cycles: u32) -> Result<(), ModelError>;
+    /// Runs until every latched instruction has retired.
+    fn drain(&mut self) -> Result<(), ModelError>;
+
+    /// Events observed since the last call, oldest first.
+    fn take_events(&mut self) -> Vec<Event>;
+
+    /// Issues one instruction: low word to 0x00, then high word to 0x04.
+    fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
+        let lo = self.reg_write(reg::INSTR_LO, word as u32)?;
+        let hi = self.reg_write(reg::INSTR_HI, (word >> 32) as u32)?;
+        Ok((lo, hi))
+    }
+}
