@@ -1,0 +1,38 @@
+//! Hardware configurations the harness can run: the parameters both models
+//! are built with, and the ones the stimulus generator aims at (L2 size for
+//! range errors, FIFO depth for bursts that fill the engine FIFOs).
+//!
+//! The list is generated from `hw/configs/*.cfg` by build.rs. Callers use
+//! only [`by_name`], [`names`], [`default_config`] and [`ALL`].
+
+/// One hardware configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HwConfig {
+    pub name: &'static str,
+    /// `L2_WORDS`: L2 size in 128-bit words.
+    pub l2_words: u32,
+    /// Depth of each engine FIFO.
+    pub fifo_depth: u32,
+}
+
+// `ALL`: every configuration in hw/configs/*.cfg, in name order, generated
+// by build.rs so that the RTL parameters and the harness cannot disagree.
+include!(concat!(env!("OUT_DIR"), "/configs.rs"));
+
+/// The configuration called `name`.
+pub fn by_name(name: &str) -> Option<HwConfig> {
+    ALL.iter().find(|c| c.name == name).copied()
+}
+
+/// The names [`by_name`] accepts, in [`ALL`] order.
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|c| c.name).collect()
+}
+
+/// The configuration used when none is named.
+pub fn default_config() -> HwConfig {
+    by_name(DEFAULT_NAME).expect("hw/configs/kv260.cfg exists")
+}
+
+/// The name of the default configuration: the KV260 board.
+pub const DEFAULT_NAME: &str = "kv260";

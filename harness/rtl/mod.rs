@@ -1,0 +1,439 @@
+//! The Verilated pccx_top behind [`NpuModel`].
+//!
+//! One [`RtlModel`] owns one Verilated model (one per thread: Verilator
+//! models are not to be shared across threads), the host memory behind its
+//! ACP port and an AXI-Lite master that turns `reg_write` / `reg_read` into
+//! cycle-by-cycle handshakes. Everything the observation ports report is
+//! turned into [`Event`]s tagged with the cycle in which it happened.
+
+mod ffi;
+pub mod host_port;
+
+use std::ffi::{c_void, CStr};
+
+use pccx_golden::model::{
+    AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
+};
+
+use crate::config::HwConfig;
+use ffi::{pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_L2W, PCCX_NUM_RETIRE};
+pub use host_port::{HostPort, HostTiming};
+
+/// Cycles without any observable progress after which a wait is declared a
+/// hang. Every accepted handshake, latch, write or retire counts as progress.
+pub const DEFAULT_WATCHDOG_CYCLES: u64 = 200_000;
+
+pub struct RtlModel {
+    ops: &'static pccx_sim_ops,
+    sim: *mut c_void,
+    config: HwConfig,
+    inputs: pccx_inputs,
+    outputs: pccx_outputs,
+    cycle: u64,
+    host: HostPort,
+    events: Vec<Event>,
+    latched: u64,
+    retired: u64,
+    watchdog_cycles: u64,
+    idle_since_progress: u64,
+}
+
+/// The names of the configurations compiled into this binary.
+pub fn built_configs() -> Vec<&'static str> {
+    crate::config::ALL
+        .iter()
+        .filter(|c| ffi::ops_by_name(c.name).is_some())
+        .map(|c| c.name)
+        .collect()
+}
+
+impl RtlModel {
+    /// Opens the Verilated model of configuration `config`.
+    pub fn open(config: HwConfig, timing: HostTiming) -> Result<RtlModel, String> {
+        let ops = ffi::ops_by_name(config.name).ok_or_else(|| {
+            format!(
+                "configuration `{}` is not compiled into this binary (built: {}); \
+                 rebuild without PCCX_CONFIGS or with it naming `{}`",
+                config.name,
+                built_configs().join(", "),
+                config.name
+            )
+        })?;
+        // SAFETY: the table is a static in the shim, valid for the program's life.
+        let ops: &'static pccx_sim_ops = unsafe { &*ops };
+        let create = ops.create.ok_or("shim has no create function")?;
+        // SAFETY: create() returns a fresh heap object that only this model uses.
+        let sim = unsafe { create() };
+        let name = unsafe { CStr::from_ptr(ops.config_name) }.to_string_lossy();
+        debug_assert_eq!(name, config.name);
+        debug_assert_eq!(ops.l2_words, config.l2_words);
+        let mut model = RtlModel {
+            ops,
+            sim,
+            config,
+            inputs: pccx_inputs::default(),
+            outputs: pccx_outputs::default(),
+            cycle: 0,
+            host: HostPort::new(timing),
+            events: Vec::new(),
+            latched: 0,
+            retired: 0,
+            watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
+            idle_since_progress: 0,
+        };
+        model.reset().map_err(|e| e.to_string())?;
+        Ok(model)
+    }
+
+    pub fn config(&self) -> HwConfig {
+        self.config
+    }
+
+    /// Cycles simulated since the last reset.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    pub fn set_watchdog(&mut self, cycles: u64) {
+        self.watchdog_cycles = cycles;
+    }
+
+    /// The status register as the RTL drives it in the current cycle.
+    pub fn status_now(&self) -> u32 {
+        self.outputs.status
+    }
+
+    /// One clock cycle with the current AXI-Lite inputs; serves the ACP port
+    /// and records what the observation ports show.
+    fn tick(&mut self) {
+        let response = self.host.response(self.cycle);
+        self.inputs.acp_req_ready = 1;
+        self.inputs.acp_rsp_valid = u8::from(response.is_some());
+        self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
+        let tick = self.ops.tick.expect("shim tick");
+        // SAFETY: `sim` is live; inputs and outputs are plain C structs we own.
+        unsafe { tick(self.sim, &self.inputs, &mut self.outputs) };
+        self.observe();
+        self.cycle += 1;
+    }
+
+    fn observe(&mut self) {
+        let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
+        let mut progress = false;
+        if o.acp_req_valid != 0 && i.acp_req_ready != 0 {
+            let data = join(o.acp_req_wdata);
+            let write = o.acp_req_write != 0;
+            let addr = o.acp_req_addr;
+            if write {
+                self.events.push(Event::HostWrite { seq: o.acp_req_seq, addr, data });
+            }
+            self.host.request(cycle, write, addr, data);
+            progress = true;
+        }
+        if i.acp_rsp_valid != 0 && o.acp_rsp_ready != 0 {
+            self.host.response_taken();
+            progress = true;
+        }
+        if o.latch_valid != 0 {
+            self.events.push(Event::Latch {
+                seq: o.latch_seq,
+                word: o.latch_word,
+                cycle: Some(cycle),
+            });
+            self.latched += 1;
+            progress = true;
+        }
+        for p in 0..PCCX_NUM_L2W as usize {
+            if o.l2w_valid[p] != 0 {
+                self.events.push(Event::L2Write {
+                    seq: o.l2w_seq[p],
+                    addr: o.l2w_addr[p],
+                    data: join(o.l2w_data[p]),
+                    mask: o.l2w_mask[p],
+                });
+                progress = true;
+            }
+        }
+        if o.tbl_valid != 0 {
+            let table = if o.tbl_entry & 0x40 != 0 { ShapeTable::Weight } else { ShapeTable::Fmap };
+            self.events.push(Event::ShapeWrite {
+                seq: o.tbl_seq,
+                table,
+                index: o.tbl_entry & 0x3F,
+                entry: unpack_entry(o.tbl_value),
+            });
+            progress = true;
+        }
+        if o.emax_valid != 0 {
+            self.events.push(Event::EMaxWrite { seq: o.emax_seq, value: o.emax_value });
+            progress = true;
+        }
+        // Retires last: an instruction's final writes share its retire cycle.
+        for p in 0..PCCX_NUM_RETIRE as usize {
+            if o.ret_valid[p] != 0 {
+                self.events.push(Event::Retire {
+                    seq: o.ret_seq[p],
+                    opcode: o.ret_op[p],
+                    err: o.ret_err[p],
+                    cycle: Some(cycle),
+                });
+                self.retired += 1;
+                progress = true;
+            }
+        }
+        if progress {
+            self.idle_since_progress = 0;
+        } else {
+            self.idle_since_progress += 1;
+        }
+    }
+
+    fn check_watchdog(&self, what: &str) -> Result<(), ModelError> {
+        if self.idle_since_progress >= self.watchdog_cycles {
+            return Err(ModelError::Watchdog {
+                what: format!(
+                    "{what} (cycle {}, {} latched, {} retired)",
+                    self.cycle, self.latched, self.retired
+                ),
+                cycles: self.idle_since_progress,
+            });
+        }
+        Ok(())
+    }
+
+    /// Ticks until `done(outputs)` holds in a cycle (that cycle included).
+    fn tick_until(
+        &mut self,
+        what: &str,
+        done: impl Fn(&pccx_outputs) -> bool,
+    ) -> Result<(), ModelError> {
+        self.idle_since_progress = 0;
+        loop {
+            self.tick();
+            if done(&self.outputs) {
+                self.idle_since_progress = 0;
+                return Ok(());
+            }
+            self.check_watchdog(what)?;
+        }
+    }
+
+    /// Writes one shape-table entry or e_max through the backdoor port: one
+    /// cycle, used while the NPU is idle.
+    fn backdoor_tick(&mut self, set: impl FnOnce(&mut pccx_inputs)) {
+        set(&mut self.inputs);
+        self.tick();
+        self.inputs.bd_tbl_we = 0;
+        self.inputs.bd_emax_we = 0;
+    }
+
+    fn check_l2_range(&self, addr: u32, n: usize) -> Result<(), ModelError> {
+        if u64::from(addr) + n as u64 > u64::from(self.config.l2_words) {
+            return Err(ModelError::Backdoor(format!(
+                "L2 words {addr}..{} are outside L2 ({} words, configuration {})",
+                u64::from(addr) + n as u64,
+                self.config.l2_words,
+                self.config.name
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_host_range(addr: u32, n: usize) -> Result<(), ModelError> {
+        if u64::from(addr) + n as u64 > u64::from(HOST_WORDS) {
+            return Err(ModelError::Backdoor(format!(
+                "host words {addr}..{} are outside host memory ({HOST_WORDS} words)",
+                u64::from(addr) + n as u64
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RtlModel {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.ops.destroy {
+            // SAFETY: `sim` came from create() and is destroyed once.
+            unsafe { destroy(self.sim) };
+        }
+    }
+}
+
+fn split(w: Word) -> [u64; 2] {
+    [w as u64, (w >> 64) as u64]
+}
+
+fn join(w: [u64; 2]) -> Word {
+    u128::from(w[0]) | (u128::from(w[1]) << 64)
+}
+
+fn unpack_entry(v: u64) -> ShapeEntry {
+    ShapeEntry { a: (v >> 32) as u16, b: (v >> 16) as u16, c: v as u16 }
+}
+
+fn pack_entry(e: ShapeEntry) -> u64 {
+    (u64::from(e.a) << 32) | (u64::from(e.b) << 16) | u64::from(e.c)
+}
+
+fn axi_resp(bits: u8) -> AxiResp {
+    if bits == 0 {
+        AxiResp::Okay
+    } else {
+        AxiResp::SlvErr
+    }
+}
+
+impl NpuModel for RtlModel {
+    fn name(&self) -> &str {
+        "rtl"
+    }
+
+    fn reset(&mut self) -> Result<(), ModelError> {
+        let reset = self.ops.reset.expect("shim reset");
+        // SAFETY: `sim` is live.
+        unsafe { reset(self.sim) };
+        self.inputs = pccx_inputs::default();
+        self.outputs = pccx_outputs::default();
+        self.cycle = 0;
+        self.host.clear_pending();
+        self.events.clear();
+        self.latched = 0;
+        self.retired = 0;
+        self.idle_since_progress = 0;
+        Ok(())
+    }
+
+    fn l2_words(&self) -> u32 {
+        self.config.l2_words
+    }
+
+    fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
+        self.check_l2_range(addr, data.len())?;
+        let flat: Vec<u64> = data.iter().flat_map(|w| split(*w)).collect();
+        let write = self.ops.l2_write.expect("shim l2_write");
+        // SAFETY: range checked; `flat` holds 2 * len u64.
+        let rc = unsafe { write(self.sim, addr, data.len() as u32, flat.as_ptr()) };
+        if rc != 0 {
+            return Err(ModelError::Backdoor(format!("shim refused L2 write at {addr}")));
+        }
+        Ok(())
+    }
+
+    fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
+        self.check_l2_range(addr, out.len())?;
+        let mut flat = vec![0u64; out.len() * 2];
+        let read = self.ops.l2_read.expect("shim l2_read");
+        // SAFETY: range checked; `flat` has room for 2 * len u64.
+        let rc = unsafe { read(self.sim, addr, out.len() as u32, flat.as_mut_ptr()) };
+        if rc != 0 {
+            return Err(ModelError::Backdoor(format!("shim refused L2 read at {addr}")));
+        }
+        for (o, pair) in out.iter_mut().zip(flat.chunks_exact(2)) {
+            *o = join([pair[0], pair[1]]);
+        }
+        Ok(())
+    }
+
+    fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
+        Self::check_host_range(addr, data.len())?;
+        self.host.mem[addr as usize..addr as usize + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
+        Self::check_host_range(addr, out.len())?;
+        out.copy_from_slice(&self.host.mem[addr as usize..addr as usize + out.len()]);
+        Ok(())
+    }
+
+    fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError> {
+        if usize::from(index) >= pccx_golden::model::SHAPE_ENTRIES {
+            return Err(ModelError::Backdoor(format!("shape-table index {index} is past 63")));
+        }
+        let read = self.ops.table_read.expect("shim table_read");
+        // SAFETY: `sim` is live.
+        let v = unsafe { read(self.sim, table as u32, u32::from(index)) };
+        Ok(unpack_entry(v))
+    }
+
+    fn set_shape_entry(
+        &mut self,
+        table: ShapeTable,
+        index: u8,
+        entry: ShapeEntry,
+    ) -> Result<(), ModelError> {
+        if usize::from(index) >= pccx_golden::model::SHAPE_ENTRIES {
+            return Err(ModelError::Backdoor(format!("shape-table index {index} is past 63")));
+        }
+        self.backdoor_tick(|i| {
+            i.bd_tbl_we = 1;
+            i.bd_tbl_entry = ((table as u8) << 6) | index;
+            i.bd_tbl_value = pack_entry(entry);
+        });
+        Ok(())
+    }
+
+    fn e_max(&mut self) -> Result<u16, ModelError> {
+        let read = self.ops.emax_read.expect("shim emax_read");
+        // SAFETY: `sim` is live.
+        Ok(unsafe { read(self.sim) })
+    }
+
+    fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
+        self.backdoor_tick(|i| {
+            i.bd_emax_we = 1;
+            i.bd_emax_value = value;
+        });
+        Ok(())
+    }
+
+    fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
+        self.inputs.awvalid = 1;
+        self.inputs.wvalid = 1;
+        self.inputs.awaddr = offset as u16;
+        self.inputs.wdata = value;
+        self.inputs.wstrb = 0xF;
+        self.inputs.bready = 1;
+        let what = format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
+        self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
+        self.inputs.awvalid = 0;
+        self.inputs.wvalid = 0;
+        let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
+        self.tick_until(&what, |o| o.bvalid != 0)?;
+        let resp = axi_resp(self.outputs.bresp);
+        self.inputs.bready = 0;
+        Ok(resp)
+    }
+
+    fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
+        self.inputs.arvalid = 1;
+        self.inputs.araddr = offset as u16;
+        self.inputs.rready = 1;
+        self.tick_until("waiting for AXI-Lite to accept a read", |o| o.arready != 0)?;
+        self.inputs.arvalid = 0;
+        self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
+        let result = (self.outputs.rdata, axi_resp(self.outputs.rresp));
+        self.inputs.rready = 0;
+        Ok(result)
+    }
+
+    fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
+        for _ in 0..cycles {
+            self.tick();
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> Result<(), ModelError> {
+        self.idle_since_progress = 0;
+        while self.retired < self.latched {
+            self.tick();
+            self.check_watchdog("draining: waiting for every latched instruction to retire")?;
+        }
+        Ok(())
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}

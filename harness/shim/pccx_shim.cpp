@@ -1,0 +1,175 @@
+// pccx_shim.cpp: wraps one Verilated configuration of pccx_top behind the C
+// ABI of pccx_shim.h. build.rs compiles this file once per configuration
+// with PCCX_PREFIX (the Verilator --prefix) and PCCX_CONFIG (its name).
+#include "pccx_shim.h"
+
+#include <cstring>
+#include <memory>
+
+#include "verilated.h"
+
+#define PCCX_CAT2(a, b) a##b
+#define PCCX_CAT(a, b) PCCX_CAT2(a, b)
+#define PCCX_STR2(a) #a
+#define PCCX_STR(a) PCCX_STR2(a)
+
+#define PCCX_TOP PCCX_PREFIX
+#define PCCX_ROOT PCCX_CAT(PCCX_PREFIX, ___024root)
+
+#include PCCX_STR(PCCX_PREFIX.h)
+#include PCCX_STR(PCCX_CAT(PCCX_PREFIX, ___024root.h))
+
+namespace {
+
+struct Sim {
+  std::unique_ptr<VerilatedContext> context;
+  std::unique_ptr<PCCX_TOP> top;
+};
+
+inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); }
+
+void *create() {
+  Sim *sim = new Sim;
+  sim->context.reset(new VerilatedContext);
+  sim->top.reset(new PCCX_TOP(sim->context.get(), "pccx"));
+  return sim;
+}
+
+void destroy(void *sim) {
+  Sim *s = static_cast<Sim *>(sim);
+  s->top->final();
+  delete s;
+}
+
+void clock_edge(PCCX_TOP *top) {
+  top->clk = 0;
+  top->eval();
+  top->clk = 1;
+  top->eval();
+}
+
+void reset(void *sim) {
+  PCCX_TOP *top = top_of(sim);
+  // With two-state simulation a reset held low from time 0 produces no
+  // negedge: drive it 1 -> 0 -> 1 so the async-reset blocks run.
+  top->s_awvalid = top->s_wvalid = top->s_arvalid = 0;
+  top->s_bready = top->s_rready = 0;
+  top->acp_req_ready = top->acp_rsp_valid = 0;
+  top->bd_tbl_we = top->bd_emax_we = 0;
+  top->rst_n = 1;
+  clock_edge(top);
+  top->rst_n = 0;
+  clock_edge(top);
+  clock_edge(top);
+  top->rst_n = 1;
+  clock_edge(top);
+}
+
+void set_wide128(VlWide<4> &dst, const uint64_t src[2]) {
+  dst[0] = static_cast<uint32_t>(src[0]);
+  dst[1] = static_cast<uint32_t>(src[0] >> 32);
+  dst[2] = static_cast<uint32_t>(src[1]);
+  dst[3] = static_cast<uint32_t>(src[1] >> 32);
+}
+
+void get_wide128(const VlWide<4> &src, uint64_t dst[2]) {
+  dst[0] = static_cast<uint64_t>(src[0]) | (static_cast<uint64_t>(src[1]) << 32);
+  dst[1] = static_cast<uint64_t>(src[2]) | (static_cast<uint64_t>(src[3]) << 32);
+}
+
+void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
+  PCCX_TOP *top = top_of(sim);
+  top->clk = 0;
+  top->s_awvalid = in->awvalid;
+  top->s_awaddr = in->awaddr;
+  top->s_wvalid = in->wvalid;
+  top->s_wdata = in->wdata;
+  top->s_wstrb = in->wstrb;
+  top->s_bready = in->bready;
+  top->s_arvalid = in->arvalid;
+  top->s_araddr = in->araddr;
+  top->s_rready = in->rready;
+  top->acp_req_ready = in->acp_req_ready;
+  top->acp_rsp_valid = in->acp_rsp_valid;
+  set_wide128(top->acp_rsp_rdata, in->acp_rsp_rdata);
+  top->bd_tbl_we = in->bd_tbl_we;
+  top->bd_tbl_entry = in->bd_tbl_entry;
+  top->bd_tbl_value = in->bd_tbl_value;
+  top->bd_emax_we = in->bd_emax_we;
+  top->bd_emax_value = in->bd_emax_value;
+  top->eval();
+
+  // Sample just before the edge.
+  out->awready = top->s_awready;
+  out->wready = top->s_wready;
+  out->bvalid = top->s_bvalid;
+  out->bresp = top->s_bresp;
+  out->arready = top->s_arready;
+  out->rvalid = top->s_rvalid;
+  out->rresp = top->s_rresp;
+  out->rdata = top->s_rdata;
+  out->acp_req_valid = top->acp_req_valid;
+  out->acp_req_write = top->acp_req_write;
+  out->acp_req_addr = top->acp_req_addr;
+  get_wide128(top->acp_req_wdata, out->acp_req_wdata);
+  out->acp_req_seq = top->acp_req_seq;
+  out->acp_rsp_ready = top->acp_rsp_ready;
+  out->latch_valid = top->tr_latch_valid;
+  out->latch_seq = top->tr_latch_seq;
+  out->latch_word = top->tr_latch_word;
+  for (int p = 0; p < PCCX_NUM_RETIRE; p++) {
+    out->ret_valid[p] = (top->tr_ret_valid >> p) & 1;
+    out->ret_seq[p] = top->tr_ret_seq[p];
+    out->ret_op[p] = (top->tr_ret_op >> (4 * p)) & 0xF;
+    out->ret_err[p] = (top->tr_ret_err >> (4 * p)) & 0xF;
+  }
+  out->l2w_valid[0] = top->tr_l2w_mem_valid;
+  out->l2w_addr[0] = top->tr_l2w_mem_addr;
+  get_wide128(top->tr_l2w_mem_data, out->l2w_data[0]);
+  out->l2w_mask[0] = top->tr_l2w_mem_mask;
+  out->l2w_seq[0] = top->tr_l2w_mem_seq;
+  out->tbl_valid = top->tr_tbl_valid;
+  out->tbl_entry = top->tr_tbl_entry;
+  out->tbl_value = top->tr_tbl_value;
+  out->tbl_seq = top->tr_tbl_seq;
+  out->emax_valid = top->tr_emax_valid;
+  out->emax_value = top->tr_emax_value;
+  out->emax_seq = top->tr_emax_seq;
+  out->status = top->status_o;
+
+  top->clk = 1;
+  top->eval();
+}
+
+int l2_read(void *sim, uint32_t addr, uint32_t n, uint64_t *out) {
+  PCCX_ROOT *root = top_of(sim)->rootp;
+  if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
+  for (uint32_t i = 0; i < n; i++) get_wide128(root->pccx_top__DOT__u_l2__DOT__mem[addr + i], out + 2 * i);
+  return 0;
+}
+
+int l2_write(void *sim, uint32_t addr, uint32_t n, const uint64_t *in) {
+  // Safe as a direct write: only the L2 module reads `mem`, in clocked logic.
+  PCCX_ROOT *root = top_of(sim)->rootp;
+  if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
+  for (uint32_t i = 0; i < n; i++) set_wide128(root->pccx_top__DOT__u_l2__DOT__mem[addr + i], in + 2 * i);
+  return 0;
+}
+
+uint64_t table_read(void *sim, uint32_t table, uint32_t index) {
+  PCCX_ROOT *root = top_of(sim)->rootp;
+  index &= 63;
+  return table ? root->pccx_top__DOT__u_tables__DOT__weight[index]
+               : root->pccx_top__DOT__u_tables__DOT__fmap[index];
+}
+
+uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max; }
+
+const pccx_sim_ops ops = {
+    PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
+    l2_read,               l2_write,      table_read,      emax_read,
+};
+
+}  // namespace
+
+extern "C" const pccx_sim_ops *PCCX_CAT(pccx_sim_ops_, PCCX_CONFIG)(void) { return &ops; }

@@ -1,0 +1,104 @@
+/* pccx_shim.h: the C ABI between the Verilated pccx_top and Rust.
+ *
+ * One call per simulated clock cycle: `tick` applies the inputs, samples the
+ * outputs just before the rising edge (so a valid/ready pair seen here is a
+ * handshake at that edge), then applies the edge. Every configuration built
+ * by build.rs exports one `pccx_sim_ops` table, reached through
+ * `pccx_sim_ops_<config>()`; the Rust side only ever sees this header.
+ * Words of 128 bits travel as two uint64_t, low half first.
+ */
+#ifndef PCCX_SHIM_H
+#define PCCX_SHIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCCX_NUM_RETIRE 6 /* engines 0..4 (GEMV GEMM MEM MEMSET CVO), 5 decoder */
+#define PCCX_NUM_L2W 1    /* observed L2 write ports: 0 MEM dispatcher */
+
+typedef struct pccx_inputs {
+  /* AXI-Lite master side */
+  uint8_t awvalid;
+  uint16_t awaddr;
+  uint8_t wvalid;
+  uint32_t wdata;
+  uint8_t wstrb;
+  uint8_t bready;
+  uint8_t arvalid;
+  uint16_t araddr;
+  uint8_t rready;
+  /* ACP host memory */
+  uint8_t acp_req_ready;
+  uint8_t acp_rsp_valid;
+  uint64_t acp_rsp_rdata[2];
+  /* backdoor write ports, used while idle */
+  uint8_t bd_tbl_we;
+  uint8_t bd_tbl_entry;
+  uint64_t bd_tbl_value;
+  uint8_t bd_emax_we;
+  uint16_t bd_emax_value;
+} pccx_inputs;
+
+typedef struct pccx_outputs {
+  uint8_t awready;
+  uint8_t wready;
+  uint8_t bvalid;
+  uint8_t bresp;
+  uint8_t arready;
+  uint8_t rvalid;
+  uint8_t rresp;
+  uint32_t rdata;
+  uint8_t acp_req_valid;
+  uint8_t acp_req_write;
+  uint32_t acp_req_addr;
+  uint64_t acp_req_wdata[2];
+  uint32_t acp_req_seq;
+  uint8_t acp_rsp_ready;
+  uint8_t latch_valid;
+  uint32_t latch_seq;
+  uint64_t latch_word;
+  uint8_t ret_valid[PCCX_NUM_RETIRE];
+  uint32_t ret_seq[PCCX_NUM_RETIRE];
+  uint8_t ret_op[PCCX_NUM_RETIRE];
+  uint8_t ret_err[PCCX_NUM_RETIRE];
+  uint8_t l2w_valid[PCCX_NUM_L2W];
+  uint32_t l2w_addr[PCCX_NUM_L2W];
+  uint64_t l2w_data[PCCX_NUM_L2W][2];
+  uint8_t l2w_mask[PCCX_NUM_L2W];
+  uint32_t l2w_seq[PCCX_NUM_L2W];
+  uint8_t tbl_valid;
+  uint8_t tbl_entry; /* {table, index} */
+  uint64_t tbl_value; /* {a, b, c}, a in bits 47:32 */
+  uint32_t tbl_seq;
+  uint8_t emax_valid;
+  uint16_t emax_value;
+  uint32_t emax_seq;
+  uint32_t status;
+} pccx_outputs;
+
+typedef struct pccx_sim_ops {
+  const char *config_name;
+  uint32_t l2_words;
+  uint32_t fifo_depth;
+  /* A fresh model, held in reset-released state after `reset`. */
+  void *(*create)(void);
+  void (*destroy)(void *sim);
+  /* Drives rst_n 1 -> 0 -> 1 around a few clock edges. */
+  void (*reset)(void *sim);
+  void (*tick)(void *sim, const pccx_inputs *in, pccx_outputs *out);
+  /* Backdoor L2 access, 2 uint64_t per word. Returns 0, or -1 if out of range. */
+  int (*l2_read)(void *sim, uint32_t addr, uint32_t n, uint64_t *out);
+  int (*l2_write)(void *sim, uint32_t addr, uint32_t n, const uint64_t *in);
+  /* Backdoor reads of state: table 0 fmap / 1 weight, entry as {a, b, c}. */
+  uint64_t (*table_read)(void *sim, uint32_t table, uint32_t index);
+  uint16_t (*emax_read)(void *sim);
+} pccx_sim_ops;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCCX_SHIM_H */

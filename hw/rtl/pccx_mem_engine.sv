@@ -1,0 +1,179 @@
+// pccx_mem_engine: the MEM dispatcher, MEMCPY in its three directions
+// (docs/semantics.md section 5).
+//
+//   host -> L2 : reads are requested on the ACP port as fast as it accepts
+//                them; each response is written to L2 in the next cycle.
+//   L2 -> host : per word, one L2 read cycle, then an ACP write request held
+//                until accepted; retires when every write is acknowledged.
+//   L2 -> L2   : per word, one read cycle and one write cycle, ascending when
+//                dest <= src and descending otherwise, which gives memmove
+//                semantics (no word is overwritten before it has been read).
+//
+// Length, range checks and errors are evaluated in the start cycle from the
+// fmap entry; an error or an empty copy retires in the next cycle.
+module pccx_mem_engine
+  import pccx_pkg::*;
+#(
+  parameter int L2_WORDS = 114688,
+  parameter int SW = 6
+) (
+  input  logic          clk,
+  input  logic          rst_n,
+  input  logic          start,
+  /* verilator lint_off UNUSEDSIGNAL */  // opcode is MEMCPY by routing; aux_addr
+  input  logic [63:0]   start_word,       // is ignored; async is the scheduler's
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [31:0]   start_seq,
+  input  logic [SW-1:0] start_slot,
+  input  shape_t        fmap [64],
+  output logic          idle,
+  output logic          ret_valid,
+  output logic [31:0]   ret_seq,
+  output logic [3:0]    ret_op,
+  output logic [3:0]    ret_err,
+  output logic [SW-1:0] ret_slot,
+  // L2 port
+  output logic          l2_rd_en,
+  output logic [16:0]   l2_rd_addr,
+  input  logic [127:0]  l2_rd_data,
+  output logic          l2_wr_en,
+  output logic [16:0]   l2_wr_addr,
+  output logic [127:0]  l2_wr_data,
+  output logic [7:0]    l2_wr_mask,
+  // ACP host port: every request gets exactly one response, in order
+  output logic          acp_req_valid,
+  input  logic          acp_req_ready,
+  output logic          acp_req_write,
+  output logic [16:0]   acp_req_addr,
+  output logic [127:0]  acp_req_wdata,
+  input  logic          acp_rsp_valid,
+  output logic          acp_rsp_ready,
+  input  logic [127:0]  acp_rsp_rdata
+);
+  typedef enum logic [2:0] {
+    S_IDLE, S_H2L, S_L2H_READ, S_L2H_REQ, S_L2H_ACKS, S_L2L_READ, S_L2L_WRITE, S_RETIRE
+  } state_e;
+
+  state_e      state;
+  logic [16:0] src, dst;
+  logic [17:0] len;        // <= 2^17 once the range checks passed
+  logic [17:0] n_req;      // requests accepted / words read
+  logic [17:0] n_rsp;      // responses received
+  logic        descending; // L2 -> L2 with dest > src
+  logic [3:0]  err;
+  // host -> L2: the response captured last cycle, written this cycle
+  logic        wbuf_valid;
+  logic [16:0] wbuf_addr;
+  logic [127:0] wbuf_data;
+
+  assign idle      = (state == S_IDLE);
+  assign ret_valid = (state == S_RETIRE);
+  assign ret_op    = OP_MEMCPY;
+  assign ret_err   = err;
+
+  // Index of the word being moved in the L2 -> L2 copy.
+  logic [16:0] l2l_index;
+  assign l2l_index = 17'(descending ? (len - 18'd1 - n_req) : n_req);
+
+  assign l2_rd_en   = (state == S_L2H_READ) || (state == S_L2L_READ);
+  assign l2_rd_addr = src + ((state == S_L2L_READ) ? l2l_index : n_req[16:0]);
+  assign l2_wr_en   = wbuf_valid || (state == S_L2L_WRITE);
+  assign l2_wr_addr = wbuf_valid ? wbuf_addr : dst + l2l_index;
+  assign l2_wr_data = wbuf_valid ? wbuf_data : l2_rd_data;
+  assign l2_wr_mask = 8'hFF;
+
+  assign acp_req_valid = ((state == S_H2L) && (n_req < len)) || (state == S_L2H_REQ);
+  assign acp_req_write = (state == S_L2H_REQ);
+  assign acp_req_addr  = (state == S_L2H_REQ) ? dst + n_req[16:0] : src + n_req[16:0];
+  assign acp_req_wdata = l2_rd_data;
+  assign acp_rsp_ready = (state == S_H2L) || (state == S_L2H_READ)
+                      || (state == S_L2H_REQ) || (state == S_L2H_ACKS);
+
+  logic req_fire, rsp_fire;
+  assign req_fire = acp_req_valid && acp_req_ready;
+  assign rsp_fire = acp_rsp_valid && acp_rsp_ready;
+
+  // Start-cycle evaluation: length from the fmap entry, then the range checks
+  // (source first, then destination).
+  logic [63:0] s_len;
+  logic [63:0] s_src_end, s_dst_end;
+  logic        s_from_host, s_to_host;
+  logic [3:0]  s_err;
+  always_comb begin
+    s_from_host = start_word[59];
+    s_to_host   = start_word[58];
+    s_len       = memcpy_words(fmap[start_word[6:1]]);
+    s_src_end   = 64'(start_word[40:24]) + s_len;
+    s_dst_end   = 64'(start_word[57:41]) + s_len;
+    s_err       = ERR_OK;
+    if (s_len != 64'd0) begin
+      if (s_src_end > (s_from_host ? 64'(HOST_WORDS) : 64'(L2_WORDS)))
+        s_err = s_from_host ? ERR_HOST_RANGE : ERR_L2_RANGE;
+      else if (s_dst_end > (s_to_host ? 64'(HOST_WORDS) : 64'(L2_WORDS)))
+        s_err = s_to_host ? ERR_HOST_RANGE : ERR_L2_RANGE;
+    end
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state      <= S_IDLE;
+      src        <= '0;
+      dst        <= '0;
+      len        <= '0;
+      n_req      <= '0;
+      n_rsp      <= '0;
+      descending <= 1'b0;
+      err        <= ERR_OK;
+      ret_seq    <= '0;
+      ret_slot   <= '0;
+      wbuf_valid <= 1'b0;
+      wbuf_addr  <= '0;
+      wbuf_data  <= '0;
+    end else begin
+      wbuf_valid <= 1'b0;
+      case (state)
+        S_IDLE: if (start) begin
+          ret_seq    <= start_seq;
+          ret_slot   <= start_slot;
+          src        <= start_word[40:24];
+          dst        <= start_word[57:41];
+          len        <= s_len[17:0];
+          n_req      <= '0;
+          n_rsp      <= '0;
+          descending <= start_word[57:41] > start_word[40:24];
+          err        <= s_err;
+          if (s_err != ERR_OK || s_len == 64'd0) state <= S_RETIRE;
+          else if (s_from_host)                  state <= S_H2L;
+          else if (s_to_host)                    state <= S_L2H_READ;
+          else                                   state <= S_L2L_READ;
+        end
+        S_H2L: begin
+          if (req_fire) n_req <= n_req + 18'd1;
+          if (rsp_fire) begin
+            wbuf_valid <= 1'b1;
+            wbuf_addr  <= dst + n_rsp[16:0];
+            wbuf_data  <= acp_rsp_rdata;
+            n_rsp      <= n_rsp + 18'd1;
+            if (n_rsp == len - 18'd1) state <= S_RETIRE;
+          end
+        end
+        S_L2H_READ, S_L2H_REQ, S_L2H_ACKS: begin
+          if (rsp_fire) n_rsp <= n_rsp + 18'd1;
+          if (state == S_L2H_READ) state <= S_L2H_REQ;
+          if (state == S_L2H_REQ && req_fire) begin
+            n_req <= n_req + 18'd1;
+            state <= (n_req == len - 18'd1) ? S_L2H_ACKS : S_L2H_READ;
+          end
+          if (state == S_L2H_ACKS && (n_rsp + 18'(rsp_fire) == len)) state <= S_RETIRE;
+        end
+        S_L2L_READ: state <= S_L2L_WRITE;
+        S_L2L_WRITE: begin
+          n_req <= n_req + 18'd1;
+          state <= (n_req == len - 18'd1) ? S_RETIRE : S_L2L_READ;
+        end
+        S_RETIRE: state <= S_IDLE;
+        default:  state <= S_IDLE;
+      endcase
+    end
+  end
+endmodule

@@ -1,0 +1,198 @@
+// pccx_pkg: ISA field positions, error codes, engine numbering and the
+// footprint of an instruction (docs/semantics.md sections 2, 3 and 8).
+// Everything here is a pure function of an instruction word and the
+// shape-table entries it names, shared by the scheduler and the engines.
+package pccx_pkg;
+
+  localparam int unsigned HOST_WORDS = 1 << 17;
+
+  // Opcodes [63:60].
+  localparam logic [3:0] OP_GEMV   = 4'h0;
+  localparam logic [3:0] OP_GEMM   = 4'h1;
+  localparam logic [3:0] OP_MEMCPY = 4'h2;
+  localparam logic [3:0] OP_MEMSET = 4'h3;
+  localparam logic [3:0] OP_CVO    = 4'h4;
+
+  // Error codes (docs/semantics.md section 3). The whole table is listed;
+  // some codes belong to engines that a configuration may not contain.
+  /* verilator lint_off UNUSEDPARAM */
+  localparam logic [3:0] ERR_OK                 = 4'd0;
+  localparam logic [3:0] ERR_ILLEGAL_OPCODE     = 4'd1;
+  localparam logic [3:0] ERR_ILLEGAL_FUNC       = 4'd2;
+  localparam logic [3:0] ERR_ILLEGAL_DEST_CACHE = 4'd3;
+  localparam logic [3:0] ERR_ILLEGAL_DIRECTION  = 4'd4;
+  localparam logic [3:0] ERR_SHAPE              = 4'd5;
+  localparam logic [3:0] ERR_L2_RANGE           = 4'd6;
+  localparam logic [3:0] ERR_HOST_RANGE         = 4'd7;
+  localparam logic [3:0] ERR_UNIMPLEMENTED      = 4'd15;
+  /* verilator lint_on UNUSEDPARAM */
+
+  // Engines, numbered like their opcodes; the decoder's own retire port
+  // (illegal encodings) comes after them.
+  localparam int ENG_GEMV    = 0;
+  localparam int ENG_GEMM    = 1;
+  localparam int ENG_MEM     = 2;
+  localparam int ENG_MEMSET  = 3;
+  localparam int ENG_CVO     = 4;
+  localparam int NUM_ENGINES = 5;
+  localparam int RET_DECODER = 5;
+  localparam int NUM_RETIRE  = 6;
+
+  // CVO function codes used by the footprint.
+  localparam logic [3:0] CVO_REDUCE_SUM = 4'h5;
+  localparam logic [3:0] CVO_SCALE      = 4'h6;
+
+  typedef struct packed {
+    logic [15:0] a;
+    logic [15:0] b;
+    logic [15:0] c;
+  } shape_t;
+
+  // Half-open word range [lo, hi); `en` = 0 means the empty range.
+  typedef struct packed {
+    logic        en;
+    logic [63:0] lo;
+    logic [63:0] hi;
+  } range_t;
+
+  // A shape-table entry id: {table (0 fmap, 1 weight), index}.
+  typedef logic [6:0] entry_id_t;
+
+  typedef struct packed {
+    range_t    l2_rd;
+    range_t    l2_wr;
+    range_t    host_rd;
+    range_t    host_wr;
+    logic      tbl_rd0_en;  // fmap[shape_ptr_addr]
+    entry_id_t tbl_rd0;
+    logic      tbl_rd1_en;  // weight[size_ptr_addr] (GEMV/GEMM)
+    entry_id_t tbl_rd1;
+    logic      tbl_wr_en;   // MEMSET target
+    entry_id_t tbl_wr;
+    logic      emax_rd;
+    logic      emax_wr;
+    logic      barrier;     // async = 0 MEMCPY / CVO
+  } footprint_t;
+
+  // The functions below take a whole instruction word or footprint and pick
+  // the fields they need; the bits they ignore are meant to be ignored.
+  /* verilator lint_off UNUSEDSIGNAL */
+
+  // ---- field accessors ----------------------------------------------------
+  // shape_ptr_addr: MEMCPY [6:1], GEMV/GEMM [13:8].
+  function automatic logic [5:0] shape_ptr_of(logic [63:0] w);
+    return (w[63:60] == OP_MEMCPY) ? w[6:1] : w[13:8];
+  endfunction
+
+  // size_ptr_addr of GEMV/GEMM [19:14].
+  function automatic logic [5:0] size_ptr_of(logic [63:0] w);
+    return w[19:14];
+  endfunction
+
+  // Decode-time error of a word (docs/semantics.md section 2, in priority
+  // order); ERR_OK for a legal word.
+  function automatic logic [3:0] decode_error(logic [63:0] w);
+    if (w[63:60] > OP_CVO) return ERR_ILLEGAL_OPCODE;
+    if (w[63:60] == OP_CVO && w[59]) return ERR_ILLEGAL_FUNC;
+    if (w[63:60] == OP_MEMSET && w[59]) return ERR_ILLEGAL_DEST_CACHE;
+    if (w[63:60] == OP_MEMCPY && w[59] && w[58]) return ERR_ILLEGAL_DIRECTION;
+    return ERR_OK;
+  endfunction
+
+  function automatic logic [63:0] ceil_div(logic [63:0] n, logic [63:0] d);
+    return (n + d - 64'd1) / d;
+  endfunction
+
+  // MEMCPY length in words: ceil(a*b*c / 8), exact (a*b*c < 2^48).
+  function automatic logic [63:0] memcpy_words(shape_t fm);
+    return ceil_div(64'(fm.a) * 64'(fm.b) * 64'(fm.c), 64'd8);
+  endfunction
+
+  function automatic range_t make_range(logic [63:0] base, logic [63:0] len);
+    range_t r;
+    r.en = (len != 64'd0);
+    r.lo = base;
+    r.hi = base + len;
+    return r;
+  endfunction
+
+  function automatic logic ranges_overlap(range_t x, range_t y);
+    return x.en && y.en && (x.lo < y.hi) && (y.lo < x.hi);
+  endfunction
+
+  // The footprint of a legal word (docs/semantics.md section 8). `fm` is
+  // fmap[shape_ptr_of(w)], `wt` is weight[size_ptr_of(w)].
+  function automatic footprint_t footprint(logic [63:0] w, shape_t fm, shape_t wt);
+    footprint_t f;
+    logic [63:0] len;
+    logic [63:0] m_rows;
+    f = '0;
+    case (w[63:60])
+      OP_MEMSET: begin
+        f.tbl_wr_en = 1'b1;
+        f.tbl_wr    = {w[58], w[57:52]};
+      end
+      OP_MEMCPY: begin
+        len          = memcpy_words(fm);
+        f.tbl_rd0_en = 1'b1;
+        f.tbl_rd0    = {1'b0, w[6:1]};
+        f.barrier    = !w[0];
+        // from_device [59] = FROM_HOST, to_device [58] = TO_HOST.
+        if (w[59]) f.host_rd = make_range(64'(w[40:24]), len);
+        else       f.l2_rd   = make_range(64'(w[40:24]), len);
+        if (w[58]) f.host_wr = make_range(64'(w[57:41]), len);
+        else       f.l2_wr   = make_range(64'(w[57:41]), len);
+      end
+      OP_GEMV, OP_GEMM: begin
+        m_rows       = 64'(fm.a);
+        f.tbl_rd0_en = 1'b1;
+        f.tbl_rd0    = {1'b0, w[13:8]};
+        f.tbl_rd1_en = 1'b1;
+        f.tbl_rd1    = {1'b1, w[19:14]};
+        f.l2_rd      = make_range(64'(w[42:26]), m_rows * ceil_div(64'(fm.b), 64'd16));
+        f.l2_wr      = make_range(64'(w[59:43]), m_rows * ceil_div(64'(wt.b), 64'd8));
+        f.emax_wr    = w[25];
+      end
+      OP_CVO: begin
+        len       = ceil_div(64'(w[21:6]), 64'd8);
+        f.barrier = !w[0];
+        f.emax_rd = w[5];
+        if (w[59:56] == CVO_SCALE) f.l2_rd = make_range(64'(w[55:39]), len + 64'd1);
+        else                       f.l2_rd = make_range(64'(w[55:39]), len);
+        if (w[59:56] == CVO_REDUCE_SUM)
+          f.l2_wr = make_range(64'(w[38:22]), (w[21:6] != 16'd0) ? 64'd1 : 64'd0);
+        else
+          f.l2_wr = make_range(64'(w[38:22]), len);
+      end
+      default: ;
+    endcase
+    return f;
+  endfunction
+
+  function automatic logic reads_entry(footprint_t f, entry_id_t e);
+    return (f.tbl_rd0_en && f.tbl_rd0 == e) || (f.tbl_rd1_en && f.tbl_rd1 == e);
+  endfunction
+
+  // RAW, WAR or WAW between an older and a younger footprint on any shared
+  // resource. Barriers are the caller's business.
+  function automatic logic footprints_conflict(footprint_t o, footprint_t y);
+    logic c;
+    c = ranges_overlap(o.l2_wr, y.l2_rd) || ranges_overlap(o.l2_wr, y.l2_wr)
+     || ranges_overlap(o.l2_rd, y.l2_wr)
+     || ranges_overlap(o.host_wr, y.host_rd) || ranges_overlap(o.host_wr, y.host_wr)
+     || ranges_overlap(o.host_rd, y.host_wr)
+     || (o.tbl_wr_en && (reads_entry(y, o.tbl_wr) || (y.tbl_wr_en && y.tbl_wr == o.tbl_wr)))
+     || (y.tbl_wr_en && reads_entry(o, y.tbl_wr))
+     || (o.emax_wr && (y.emax_rd || y.emax_wr))
+     || (y.emax_wr && o.emax_rd);
+    return c;
+  endfunction
+
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // Signed sequence-number order, robust to wrap-around.
+  function automatic logic seq_older(logic [31:0] a, logic [31:0] b);
+    return $signed(a - b) < 0;
+  endfunction
+
+endpackage

@@ -1,0 +1,181 @@
+// pccx_scheduler: the decoder, the five engine FIFOs and the conflict /
+// barrier rule of docs/semantics.md section 8, for all engines.
+//
+// Every legal in-flight instruction (latched, not retired) owns a slot that
+// holds its word and sequence number. The engine FIFOs hold slot numbers.
+// When an instruction is latched, its dependency row is computed once
+// against every older in-flight slot (conflicting footprints, barriers,
+// unresolved footprints); a slot's bit is cleared from every row when it
+// retires. The instruction at a FIFO head starts when its engine is idle and
+// its row is empty. Doing the comparison at latch time, not every cycle,
+// keeps the cost per simulated cycle independent of the number of slots.
+//
+// Slots: every in-flight instruction is either in a FIFO or running in its
+// engine, so NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES slots never run out
+// while the target FIFO has room.
+module pccx_scheduler
+  import pccx_pkg::*;
+#(
+  parameter int FIFO_DEPTH = 8,
+  localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
+  localparam int SW = $clog2(NSLOT)
+) (
+  input  logic          clk,
+  input  logic          rst_n,
+  // latch request from the AXI-Lite slave
+  input  logic          lat_valid,
+  input  logic [63:0]   lat_word,
+  output logic          lat_ready,
+  output logic          lat_fire,
+  output logic [31:0]   lat_seq,      // sequence number given to the latched word
+  // shape tables (footprints depend on them)
+  input  shape_t        fmap   [64],
+  input  shape_t        weight [64],
+  // engines
+  input  logic [NUM_ENGINES-1:0] eng_idle,
+  output logic [NUM_ENGINES-1:0] eng_start,
+  output logic [63:0]   eng_word [NUM_ENGINES],
+  output logic [31:0]   eng_seq  [NUM_ENGINES],
+  output logic [SW-1:0] eng_slot [NUM_ENGINES],
+  input  logic [NUM_ENGINES-1:0] eng_ret_valid,
+  input  logic [SW-1:0] eng_ret_slot [NUM_ENGINES],
+  // the decoder's own retire port (illegal encodings)
+  output logic          dec_ret_valid,
+  output logic [31:0]   dec_ret_seq,
+  output logic [3:0]    dec_ret_op,
+  output logic [3:0]    dec_ret_err
+);
+  logic [NSLOT-1:0] slot_valid;
+  logic [63:0]      slot_word [NSLOT];
+  logic [31:0]      slot_seq  [NSLOT];
+  logic [NSLOT-1:0] dep       [NSLOT];  // dep[i][j]: slot i waits for slot j
+  logic [31:0]      next_seq;
+
+  // ---- decode the word being latched --------------------------------------
+  logic [3:0] lat_err;
+  logic       lat_legal;
+  logic [2:0] lat_engine;
+  assign lat_err    = decode_error(lat_word);
+  assign lat_legal  = (lat_err == ERR_OK);
+  assign lat_engine = lat_word[62:60];  // legal opcodes are 0..4 = engine ids
+
+  // ---- FIFOs ----------------------------------------------------------------
+  logic [NUM_ENGINES-1:0] fifo_empty, fifo_full;
+  logic [SW-1:0]          fifo_head [NUM_ENGINES];
+  logic [SW-1:0]          free_slot;
+
+  assign lat_ready = lat_valid && (!lat_legal || !fifo_full[lat_engine]);
+  assign lat_fire  = lat_valid && lat_ready;
+  assign lat_seq   = next_seq;
+
+  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_engine
+    pccx_fifo #(.WIDTH(SW), .DEPTH(FIFO_DEPTH)) u_fifo (
+      .clk,
+      .rst_n,
+      .push      (lat_fire && lat_legal && (lat_engine == 3'(e))),
+      .push_data (free_slot),
+      .pop       (eng_start[e]),
+      .head      (fifo_head[e]),
+      .empty     (fifo_empty[e]),
+      .full      (fifo_full[e])
+    );
+    assign eng_start[e] = !fifo_empty[e] && eng_idle[e] && (dep[fifo_head[e]] == '0);
+    assign eng_word[e]  = slot_word[fifo_head[e]];
+    assign eng_seq[e]   = slot_seq[fifo_head[e]];
+    assign eng_slot[e]  = fifo_head[e];
+  end
+
+  // Lowest-numbered free slot.
+  always_comb begin
+    free_slot = '0;
+    for (int i = NSLOT - 1; i >= 0; i--) if (!slot_valid[i]) free_slot = SW'(i);
+  end
+
+  logic [NSLOT-1:0] retiring;
+  always_comb begin
+    retiring = '0;
+    for (int e = 0; e < NUM_ENGINES; e++)
+      if (eng_ret_valid[e]) retiring[eng_ret_slot[e]] = 1'b1;
+  end
+
+  // ---- footprints -------------------------------------------------------------
+  function automatic footprint_t footprint_of(logic [63:0] w);
+    return footprint(w, fmap[shape_ptr_of(w)], weight[size_ptr_of(w)]);
+  endfunction
+
+  function automatic logic is_memset_to(logic [SW-1:0] j, entry_id_t e);
+    return slot_valid[j] && slot_word[j][63:60] == OP_MEMSET
+        && {slot_word[j][58], slot_word[j][57:52]} == e;
+  endfunction
+
+  // A footprint is unresolved while an older in-flight MEMSET (one retiring
+  // this cycle included: its write lands only at this edge) writes a table
+  // entry it reads. `older_than` limits the search to slots older than a
+  // given sequence number; the word being latched is younger than all.
+  /* verilator lint_off UNUSEDSIGNAL */  // only the table-read fields of f matter
+  function automatic logic unresolved(footprint_t f, logic check_age, logic [31:0] older_than);
+    logic u;
+    u = 1'b0;
+    if (f.tbl_rd0_en || f.tbl_rd1_en) begin
+      for (int j = 0; j < NSLOT; j++) begin
+        if ((!check_age || seq_older(slot_seq[j], older_than))
+            && ((f.tbl_rd0_en && is_memset_to(SW'(j), f.tbl_rd0))
+             || (f.tbl_rd1_en && is_memset_to(SW'(j), f.tbl_rd1))))
+          u = 1'b1;
+      end
+    end
+    return u;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // The dependency row of the word being latched.
+  function automatic logic [NSLOT-1:0] dependency_row();
+    footprint_t nf, of;
+    logic       new_unresolved;
+    logic [NSLOT-1:0] row;
+    nf             = footprint_of(lat_word);
+    new_unresolved = unresolved(nf, 1'b0, 32'd0);
+    row            = '0;
+    for (int i = 0; i < NSLOT; i++) begin
+      if (slot_valid[i] && !retiring[i]) begin
+        of = footprint_of(slot_word[i]);
+        if (nf.barrier || of.barrier || new_unresolved
+            || unresolved(of, 1'b1, slot_seq[i]) || footprints_conflict(of, nf))
+          row[i] = 1'b1;
+      end
+    end
+    return row;
+  endfunction
+
+  // ---- state ----------------------------------------------------------------
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      slot_valid    <= '0;
+      next_seq      <= '0;
+      dec_ret_valid <= 1'b0;
+      dec_ret_seq   <= '0;
+      dec_ret_op    <= '0;
+      dec_ret_err   <= '0;
+    end else begin
+      dec_ret_valid <= 1'b0;
+      for (int i = 0; i < NSLOT; i++) dep[i] <= dep[i] & ~retiring;
+      slot_valid <= slot_valid & ~retiring;
+      if (lat_fire) begin
+        next_seq <= next_seq + 32'd1;
+        if (lat_legal) begin
+          slot_valid[free_slot] <= 1'b1;
+          slot_word[free_slot]  <= lat_word;
+          slot_seq[free_slot]   <= next_seq;
+          dep[free_slot]        <= dependency_row();
+        end else begin
+          // Illegal encodings retire from the decoder one cycle after their
+          // latch: no effect, so nothing to order them against.
+          dec_ret_valid <= 1'b1;
+          dec_ret_seq   <= next_seq;
+          dec_ret_op    <= lat_word[63:60];
+          dec_ret_err   <= lat_err;
+        end
+      end
+    end
+  end
+endmodule

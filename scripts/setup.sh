@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what pccx-cosim needs beyond Rust: Verilator >= 5.006 and libclang
+# (for bindgen), from the distribution's packages. Idempotent: does nothing
+# when both are already there. Then checks the versions.
+set -euo pipefail
+
+need_install=0
+verilator_ok() {
+  command -v verilator >/dev/null 2>&1 || return 1
+  local v major minor
+  v=$(verilator --version | awk '{print $2}')
+  major=${v%%.*}
+  minor=${v#*.}; minor=${minor%%.*}
+  [ "$major" -gt 5 ] || { [ "$major" -eq 5 ] && [ "$((10#$minor))" -ge 6 ]; }
+}
+libclang_ok() {
+  ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 ||
+    ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1
+}
+
+verilator_ok || need_install=1
+libclang_ok || need_install=1
+command -v g++ >/dev/null 2>&1 || need_install=1
+
+if [ "$need_install" = 1 ]; then
+  echo "setup: installing verilator, clang, libclang-dev, g++, make"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq verilator clang libclang-dev g++ make zlib1g-dev >/dev/null
+fi
+
+if ! verilator_ok; then
+  echo "setup: error: Verilator >= 5.006 is required; found: $(verilator --version 2>/dev/null || echo none)" >&2
+  exit 1
+fi
+if ! libclang_ok; then
+  echo "setup: error: libclang was not found after installing libclang-dev" >&2
+  exit 1
+fi
+echo "setup: $(verilator --version | awk '{print $1, $2}'), $(clang --version | head -n 1), $(cargo --version 2>/dev/null || echo 'cargo missing: install Rust from https://rustup.rs')"
