@@ -1,2 +1,14 @@
-//! pccx golden model.
+//! pccx golden model: the ISA (decode/encode), a line-oriented assembler,
+//! instruction footprints, and a sequential reference interpreter behind the
+//! [`model::NpuModel`] interface.
+pub mod asm;
+pub mod exec;
+pub mod footprint;
+pub mod golden;
+pub mod isa;
 pub mod model;
+pub mod state;
+pub mod tables;
+
+pub use golden::{Golden, GoldenConfig};
+pub use tables::Tables;

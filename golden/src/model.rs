@@ -126,15 +126,34 @@ pub mod reg {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
     /// The instruction was latched (got its sequence number).
-    Latch { seq: u32, word: u64, cycle: Option<u64> },
+    Latch {
+        seq: u32,
+        word: u64,
+        cycle: Option<u64>,
+    },
     /// The instruction retired with `err` (raw 4-bit code).
-    Retire { seq: u32, opcode: u8, err: u8, cycle: Option<u64> },
+    Retire {
+        seq: u32,
+        opcode: u8,
+        err: u8,
+        cycle: Option<u64>,
+    },
     /// An L2 word written; `mask` bit i enables BF16 element i.
-    L2Write { seq: u32, addr: u32, data: Word, mask: u8 },
+    L2Write {
+        seq: u32,
+        addr: u32,
+        data: Word,
+        mask: u8,
+    },
     /// A host-memory word written through the ACP port.
     HostWrite { seq: u32, addr: u32, data: Word },
     /// A shape-table entry written.
-    ShapeWrite { seq: u32, table: ShapeTable, index: u8, entry: ShapeEntry },
+    ShapeWrite {
+        seq: u32,
+        table: ShapeTable,
+        index: u8,
+        entry: ShapeEntry,
+    },
     /// e_max written.
     EMaxWrite { seq: u32, value: u16 },
 }
@@ -168,7 +187,10 @@ impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ModelError::Watchdog { what, cycles } => {
-                write!(f, "watchdog: no progress after {cycles} cycles while {what} (the RTL hangs)")
+                write!(
+                    f,
+                    "watchdog: no progress after {cycles} cycles while {what} (the RTL hangs)"
+                )
             }
             ModelError::Backdoor(m) => write!(f, "backdoor access: {m}"),
             ModelError::Other(m) => f.write_str(m),

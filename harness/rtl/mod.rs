@@ -275,6 +275,17 @@ fn pack_entry(e: ShapeEntry) -> u64 {
     (u64::from(e.a) << 32) | (u64::from(e.b) << 16) | u64::from(e.c)
 }
 
+/// The AXI-Lite address is 12 bits wide: a larger offset is not a bus access
+/// (docs/semantics.md section 12).
+fn check_offset(offset: u32) -> Result<(), ModelError> {
+    if offset >= 0x1000 {
+        return Err(ModelError::Other(format!(
+            "register offset {offset:#x} is outside the 12-bit AXI-Lite address space"
+        )));
+    }
+    Ok(())
+}
+
 fn axi_resp(bits: u8) -> AxiResp {
     if bits == 0 {
         AxiResp::Okay
@@ -388,6 +399,7 @@ impl NpuModel for RtlModel {
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
+        check_offset(offset)?;
         self.inputs.awvalid = 1;
         self.inputs.wvalid = 1;
         self.inputs.awaddr = offset as u16;
@@ -406,6 +418,7 @@ impl NpuModel for RtlModel {
     }
 
     fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
+        check_offset(offset)?;
         self.inputs.arvalid = 1;
         self.inputs.araddr = offset as u16;
         self.inputs.rready = 1;

@@ -1,0 +1,11 @@
+//! CVO: slice-1 placeholder (docs/semantics.md section 11). The instruction
+//! retires with UNIMPLEMENTED and no effect until the engine and
+//! docs/numerics.md land.
+
+use crate::isa::Cvo;
+use crate::model::ErrorCode;
+use crate::state::State;
+
+pub fn execute(_state: &mut State, _seq: u32, _op: &Cvo) -> Result<(), ErrorCode> {
+    Err(ErrorCode::Unimplemented)
+}
