@@ -40,17 +40,26 @@ fn main() {
     let verilator = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     let (version, vroot) = check_verilator(&verilator);
     let sources = read_manifest(&root.join("hw/rtl"));
-    let wanted: Option<Vec<String>> = env::var("PCCX_CONFIGS")
-        .ok()
-        .map(|s| s.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect());
+    let wanted: Option<Vec<String>> = env::var("PCCX_CONFIGS").ok().map(|s| {
+        s.split(',')
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect()
+    });
     let all_configs = configs.clone();
     let configs: Vec<HwConfig> = match wanted {
         Some(names) => names
             .iter()
             .map(|n| {
-                configs.iter().find(|c| &c.name == n).cloned().unwrap_or_else(|| {
-                    fail(&format!("PCCX_CONFIGS names `{n}`, which is not a file in hw/configs/"))
-                })
+                configs
+                    .iter()
+                    .find(|c| &c.name == n)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        fail(&format!(
+                            "PCCX_CONFIGS names `{n}`, which is not a file in hw/configs/"
+                        ))
+                    })
             })
             .collect(),
         None => configs,
@@ -73,9 +82,10 @@ struct HwConfig {
 
 impl HwConfig {
     fn param(&self, key: &str) -> u64 {
-        *self.params.get(key).unwrap_or_else(|| {
-            fail(&format!("hw/configs/{}.cfg does not set {key}", self.name))
-        })
+        *self
+            .params
+            .get(key)
+            .unwrap_or_else(|| fail(&format!("hw/configs/{}.cfg does not set {key}", self.name)))
     }
 }
 
@@ -88,8 +98,8 @@ fn fail(message: &str) -> ! {
 /// `hw/configs/<name>.cfg`: `KEY = value` lines, `#` comments.
 fn read_configs(dir: &Path) -> Vec<HwConfig> {
     let mut configs = Vec::new();
-    let entries = fs::read_dir(dir)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", dir.display())));
+    let entries =
+        fs::read_dir(dir).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", dir.display())));
     for entry in entries {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("cfg") {
@@ -104,10 +114,19 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
                 continue;
             }
             let (key, value) = line.split_once('=').unwrap_or_else(|| {
-                fail(&format!("{}:{}: expected `NAME = value`", path.display(), n + 1))
+                fail(&format!(
+                    "{}:{}: expected `NAME = value`",
+                    path.display(),
+                    n + 1
+                ))
             });
             let value: u64 = value.trim().parse().unwrap_or_else(|_| {
-                fail(&format!("{}:{}: `{}` is not an integer", path.display(), n + 1, value.trim()))
+                fail(&format!(
+                    "{}:{}: `{}` is not an integer",
+                    path.display(),
+                    n + 1,
+                    value.trim()
+                ))
             });
             params.insert(key.trim().to_string(), value);
         }
@@ -130,7 +149,10 @@ fn read_manifest(rtl: &Path) -> Vec<PathBuf> {
         .map(|l| {
             let p = rtl.join(l);
             if !p.exists() {
-                fail(&format!("{} lists {l}, which does not exist", manifest.display()));
+                fail(&format!(
+                    "{} lists {l}, which does not exist",
+                    manifest.display()
+                ));
             }
             p
         })
@@ -142,14 +164,21 @@ fn read_manifest(rtl: &Path) -> Vec<PathBuf> {
 fn check_verilator(verilator: &str) -> (String, PathBuf) {
     let hint = "run `bash scripts/setup.sh` (installs Verilator >= 5.006 and libclang), \
                 or set PCCX_NO_RTL=1 to build without the RTL model";
-    let output = Command::new(verilator).arg("--version").output().unwrap_or_else(|_| {
-        fail(&format!("Verilator not found (`{verilator}` is not on PATH): {hint}"))
-    });
+    let output = Command::new(verilator)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|_| {
+            fail(&format!(
+                "Verilator not found (`{verilator}` is not on PATH): {hint}"
+            ))
+        });
     let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let version = text
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_else(|| fail(&format!("cannot read the Verilator version from `{}`: {hint}", text.trim())));
+    let version = text.split_whitespace().nth(1).unwrap_or_else(|| {
+        fail(&format!(
+            "cannot read the Verilator version from `{}`: {hint}",
+            text.trim()
+        ))
+    });
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     if found < MIN_VERILATOR {
@@ -162,7 +191,11 @@ fn check_verilator(verilator: &str) -> (String, PathBuf) {
         .ok()
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
         .filter(|p| p.join("include/verilated.h").exists())
-        .unwrap_or_else(|| fail(&format!("cannot find Verilator's include directory: {hint}")));
+        .unwrap_or_else(|| {
+            fail(&format!(
+                "cannot find Verilator's include directory: {hint}"
+            ))
+        });
     (version.to_string(), vroot)
 }
 
@@ -195,7 +228,11 @@ fn compile_runtime(out: &Path, include: &Path, version: &str) {
     if !lib.exists() {
         fs::create_dir_all(&dir).unwrap();
         let mut b = verilated_build(include, "2");
-        for f in ["verilated.cpp", "verilated_threads.cpp", "verilated_dpi.cpp"] {
+        for f in [
+            "verilated.cpp",
+            "verilated_threads.cpp",
+            "verilated_dpi.cpp",
+        ] {
             b.file(include.join(f));
         }
         b.out_dir(&dir).compile("pccx_vlrt");
@@ -220,16 +257,25 @@ fn build_config(
     }
     fs::create_dir_all(&mdir).unwrap();
     let mut cmd = Command::new(verilator);
-    cmd.args(["--cc", "-Wall", "--top-module", "pccx_top", "--output-split", "5000"])
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("-Mdir")
-        .arg(&mdir);
+    cmd.args([
+        "--cc",
+        "-Wall",
+        "--top-module",
+        "pccx_top",
+        "--output-split",
+        "5000",
+    ])
+    .arg("--prefix")
+    .arg(&prefix)
+    .arg("-Mdir")
+    .arg(&mdir);
     for (k, v) in &cfg.params {
         cmd.arg(format!("-G{k}={v}"));
     }
     cmd.args(sources);
-    let result = cmd.output().unwrap_or_else(|e| fail(&format!("cannot run {verilator}: {e}")));
+    let result = cmd
+        .output()
+        .unwrap_or_else(|e| fail(&format!("cannot run {verilator}: {e}")));
     if !result.status.success() {
         fail(&format!(
             "Verilator rejected hw/rtl for configuration `{}`:\n{}",
@@ -240,25 +286,37 @@ fn build_config(
 
     let classes = read_class_lists(&mdir.join(format!("{prefix}_classes.mk")));
     let cpp = |names: &[String]| -> Vec<PathBuf> {
-        names.iter().map(|n| mdir.join(format!("{n}.cpp"))).collect()
+        names
+            .iter()
+            .map(|n| mdir.join(format!("{n}.cpp")))
+            .collect()
     };
-    let fast: Vec<String> = [classes.get("VM_CLASSES_FAST"), classes.get("VM_SUPPORT_FAST")]
-        .into_iter()
-        .flatten()
-        .flatten()
-        .cloned()
-        .collect();
-    let slow: Vec<String> = [classes.get("VM_CLASSES_SLOW"), classes.get("VM_SUPPORT_SLOW")]
-        .into_iter()
-        .flatten()
-        .flatten()
-        .cloned()
-        .collect();
+    let fast: Vec<String> = [
+        classes.get("VM_CLASSES_FAST"),
+        classes.get("VM_SUPPORT_FAST"),
+    ]
+    .into_iter()
+    .flatten()
+    .flatten()
+    .cloned()
+    .collect();
+    let slow: Vec<String> = [
+        classes.get("VM_CLASSES_SLOW"),
+        classes.get("VM_SUPPORT_SLOW"),
+    ]
+    .into_iter()
+    .flatten()
+    .flatten()
+    .cloned()
+    .collect();
 
     // Slow (construction, initial) code at -O1, fast (eval) code at -O2; both
     // end in one archive because they reference each other.
     let mut slow_build = verilated_build(include, "1");
-    slow_build.include(&mdir).files(cpp(&slow)).out_dir(mdir.join("slow"));
+    slow_build
+        .include(&mdir)
+        .files(cpp(&slow))
+        .out_dir(mdir.join("slow"));
     let slow_objects = slow_build.compile_intermediates();
 
     let mut fast_build = verilated_build(include, "2");
@@ -270,7 +328,10 @@ fn build_config(
         .define("PCCX_PREFIX", prefix.as_str())
         .define("PCCX_CONFIG", cfg.name.as_str())
         .define("PCCX_L2_WORDS", cfg.param("L2_WORDS").to_string().as_str())
-        .define("PCCX_FIFO_DEPTH", cfg.param("FIFO_DEPTH").to_string().as_str())
+        .define(
+            "PCCX_FIFO_DEPTH",
+            cfg.param("FIFO_DEPTH").to_string().as_str(),
+        )
         .objects(slow_objects)
         .out_dir(mdir.join("fast"))
         .compile(&format!("pccx_model_{}", cfg.name));
@@ -319,7 +380,9 @@ fn run_bindgen(root: &Path, out: &Path) {
                 header.display()
             ))
         });
-    bindings.write_to_file(out.join("shim_bindings.rs")).unwrap();
+    bindings
+        .write_to_file(out.join("shim_bindings.rs"))
+        .unwrap();
 }
 
 /// `configs.rs`: every configuration's parameters (`HwConfig` values, for
@@ -341,18 +404,29 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
     s.push_str("];\n");
     fs::write(out.join("configs.rs"), s).unwrap();
 
-    let mut r = String::from("// Generated by build.rs: the configurations built into this binary.\n");
+    let mut r =
+        String::from("// Generated by build.rs: the configurations built into this binary.\n");
     if !built.is_empty() {
         r.push_str("extern \"C\" {\n");
         for c in built {
-            writeln!(r, "    fn pccx_sim_ops_{}() -> *const pccx_sim_ops;", c.name).unwrap();
+            writeln!(
+                r,
+                "    fn pccx_sim_ops_{}() -> *const pccx_sim_ops;",
+                c.name
+            )
+            .unwrap();
         }
         r.push_str("}\n");
     }
     r.push_str("pub(crate) fn ops_by_name(name: &str) -> Option<*const pccx_sim_ops> {\n    match name {\n");
     {
         for c in built {
-            writeln!(r, "        {:?} => Some(unsafe {{ pccx_sim_ops_{}() }}),", c.name, c.name).unwrap();
+            writeln!(
+                r,
+                "        {:?} => Some(unsafe {{ pccx_sim_ops_{}() }}),",
+                c.name, c.name
+            )
+            .unwrap();
         }
     }
     r.push_str("        _ => None,\n    }\n}\n");

@@ -1,2 +1,12 @@
 //! pccx-cosim harness: the Verilated RTL behind the `NpuModel` interface,
 //! the scoreboard, the stimulus generator and the campaign runner.
+
+pub mod config;
+#[cfg(not(pccx_no_rtl))]
+pub mod rtl;
+
+pub mod campaign;
+pub mod faults;
+pub mod models;
+pub mod scoreboard;
+pub mod stimulus;

@@ -1,1 +1,341 @@
-fn main() {}
+//! `pccx-cosim`: random co-simulation campaigns (reference against DUT),
+//! and the assembler / disassembler on the command line.
+//!
+//! Exit status: 0 all seeds matched (or the tool did its job), 1 some seed
+//! mismatched, 2 usage or infrastructure error (the message says which).
+
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand};
+use pccx_cosim::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
+use pccx_cosim::config::{self, HwConfig};
+use pccx_cosim::faults::{Fault, Faulty};
+use pccx_cosim::models;
+use pccx_cosim::stimulus::{GenOptions, TestCase};
+use pccx_golden::asm::{self, Item};
+use pccx_golden::isa::{self, Decoded};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "pccx-cosim",
+    version,
+    about = "Co-simulates the pccx NPU: the Verilated RTL against the golden model, on seeded random programs",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// A campaign: `--seed N [--count C]` runs seeds N..N+C.
+#[derive(Args)]
+struct RunArgs {
+    /// First seed (decimal, or hex with 0x).
+    #[arg(long, required = true, value_parser = parse_u64)]
+    seed: Option<u64>,
+    /// Number of seeds.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Instructions per program.
+    #[arg(long, default_value_t = 40)]
+    instrs: usize,
+    /// Also write the results per seed and the summary to FILE, as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Hardware configuration.
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+    config: String,
+    /// The device under test: the Verilated RTL, or the golden model itself
+    /// (a self-check of the harness, and the only choice in a PCCX_NO_RTL build).
+    #[arg(long, default_value = "rtl", value_parser = PossibleValuesParser::new(["rtl", "golden"]))]
+    dut: String,
+    /// Self-check: wrap the DUT in this fault; the campaign must then fail.
+    #[arg(long, value_name = "FAULT", value_parser = PossibleValuesParser::new(Fault::names()))]
+    inject_fault: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Disassemble instruction words: hex words on the command line, or one
+    /// file of words (one per line) or of assembler text.
+    Disasm {
+        /// One JSON object per word (JSON Lines).
+        #[arg(long)]
+        json: bool,
+        #[arg(required = true, value_name = "WORD|FILE")]
+        inputs: Vec<String>,
+    },
+    /// Assemble a file; print its words, one per line.
+    Asm { file: PathBuf },
+    /// Print the program a seed generates, as assembler text.
+    Gen {
+        #[arg(long, value_parser = parse_u64)]
+        seed: u64,
+        #[arg(long, default_value_t = 40)]
+        instrs: usize,
+        #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+        config: String,
+    },
+}
+
+/// A usage or infrastructure failure: printed, exit status 2.
+enum Failure {
+    /// Printed after the program's name.
+    Message(String),
+    /// `FILE:LINE:COL: message`, printed alone so that editors can jump to
+    /// it.
+    Located(String),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Disasm { json, inputs }) => disasm(json, &inputs),
+        Some(Command::Asm { file }) => assemble(&file),
+        Some(Command::Gen {
+            seed,
+            instrs,
+            config,
+        }) => generate(seed, instrs, &config),
+        None => run(&cli.run),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure::Message(message)) => {
+            eprintln!("pccx-cosim: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Located(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn parse_u64(s: &str) -> Result<u64, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
+        None => s.replace('_', "").parse(),
+    };
+    parsed.map_err(|e| format!("`{s}` is not a 64-bit number: {e}"))
+}
+
+fn hw_config(name: &str) -> HwConfig {
+    // clap has already checked the name against config::names().
+    config::by_name(name).expect("a configuration clap accepted")
+}
+
+// ----- campaign ----------------------------------------------------------------
+
+fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
+    let options = CampaignOptions {
+        first_seed: args
+            .seed
+            .expect("clap requires --seed without a subcommand"),
+        count: args.count,
+        instrs: args.instrs,
+        config: hw_config(&args.config),
+    };
+    let mut reference = models::open_reference(&options.config);
+    let dut = models::open_dut(&options.config, &args.dut).map(|dut| match &args.inject_fault {
+        Some(name) => {
+            let fault = Fault::by_name(name).expect("a fault clap accepted");
+            Box::new(Faulty::boxed(dut, fault)) as Box<dyn pccx_golden::model::NpuModel>
+        }
+        None => dut,
+    });
+    let report = match dut {
+        Ok(mut dut) => {
+            let mut print = |r: &campaign::SeedResult| print_result(r, &options);
+            campaign::run_campaign(&options, &mut *reference, &mut *dut, &mut print)
+        }
+        Err(message) => unopened_dut_report(&options, reference.name(), message),
+    };
+    println!("{}", report.summary.text());
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(if let Some(e) = &report.summary.stopped {
+        eprintln!(
+            "pccx-cosim: infrastructure error at seed {}: {}",
+            e.seed, e.message
+        );
+        ExitCode::from(2)
+    } else if report.summary.mismatched > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
+    println!("{}", r.line());
+    if let Some(m) = &r.mismatch {
+        for line in m.to_string().lines() {
+            println!("    {line}");
+        }
+        let c = options.config.name;
+        println!(
+            "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
+            r.seed, options.instrs, r.seed, options.instrs
+        );
+    }
+}
+
+/// The report of a campaign that could not start: no DUT.
+fn unopened_dut_report(
+    options: &CampaignOptions,
+    reference: &str,
+    message: String,
+) -> CampaignReport {
+    CampaignReport {
+        options: options.clone(),
+        reference_model: reference.to_string(),
+        dut_model: String::new(),
+        results: Vec::new(),
+        summary: Summary {
+            seeds: 0,
+            matched: 0,
+            mismatched: 0,
+            instructions: 0,
+            cycles: None,
+            wall: Duration::ZERO,
+            stopped: Some(InfraError {
+                seed: options.first_seed,
+                message: format!("cannot open the DUT: {message}"),
+            }),
+        },
+    }
+}
+
+fn generate(seed: u64, instrs: usize, config: &str) -> Result<ExitCode, Failure> {
+    let case = TestCase::generate(seed, &GenOptions::for_config(&hw_config(config), instrs));
+    print!("{}", asm::format_program(&case.program));
+    Ok(ExitCode::SUCCESS)
+}
+
+// ----- disasm / asm --------------------------------------------------------------
+
+fn parse_word(s: &str) -> Option<u64> {
+    let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    u64::from_str_radix(&hex.replace('_', ""), 16).ok()
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))
+}
+
+/// A program from assembler text, or the `FILE:LINE:COL: message` failure.
+fn parse(path: &Path, text: &str) -> Result<asm::Program, Failure> {
+    asm::parse_program(text).map_err(|e| {
+        Failure::Located(format!(
+            "{}:{}:{}: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+    })
+}
+
+/// The words of a file: one hex word per line (blank lines and `#` or `;`
+/// comments allowed, as `asm` prints them), else assembler text.
+fn words_of_file(path: &Path) -> Result<Vec<u64>, Failure> {
+    let text = read(path)?;
+    let plain: Option<Vec<u64>> = text
+        .lines()
+        .map(|line| line.split(['#', ';']).next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .map(parse_word)
+        .collect();
+    match plain {
+        Some(words) => Ok(words),
+        None => Ok(parse(path, &text)?
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Instr(word) => Some(*word),
+                _ => None,
+            })
+            .collect()),
+    }
+}
+
+fn disasm(json: bool, inputs: &[String]) -> Result<ExitCode, Failure> {
+    let words: Vec<u64> = match inputs
+        .iter()
+        .map(|s| parse_word(s))
+        .collect::<Option<Vec<_>>>()
+    {
+        Some(words) => words,
+        None if inputs.len() == 1 => words_of_file(Path::new(&inputs[0]))?,
+        None => {
+            return Err(Failure::Message(format!(
+                "disasm takes hex words (0x...) or exactly one file, not: {}",
+                inputs.join(" ")
+            )))
+        }
+    };
+    for word in words {
+        if json {
+            println!("{}", word_json(word));
+        } else {
+            println!("0x{word:016x}  {}", asm::disasm(word));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `{"word", "op", "fields"}` as in shared/vectors, plus `"illegal"` (the
+/// error code's name) and `"reason"` for a word the decoder rejects. The
+/// opcode is `op`, so it is not repeated among the fields. Keys are written
+/// in that order, fields in bit order from the top: serde_json's map would
+/// sort them.
+fn word_json(word: u64) -> String {
+    let fields: Vec<(&str, String)> = isa::fields(word)
+        .into_iter()
+        .filter(|(name, _)| *name != "opcode")
+        .map(|(name, value)| (name, value.to_string()))
+        .collect();
+    let mut pairs = vec![
+        ("word", json!(format!("0x{word:016x}")).to_string()),
+        ("op", json!(isa::op_name(word)).to_string()),
+        ("fields", ordered_object(&fields)),
+    ];
+    if let Decoded::Illegal { reason, .. } = isa::decode(word) {
+        pairs.push(("illegal", json!(reason.error_code().name()).to_string()));
+        pairs.push(("reason", json!(reason.to_string()).to_string()));
+    }
+    ordered_object(&pairs)
+}
+
+/// A JSON object with its keys in the given order; the values are JSON
+/// text already.
+fn ordered_object(pairs: &[(&str, String)]) -> String {
+    let body: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", json!(k)))
+        .collect();
+    format!("{{{}}}", body.join(","))
+}
+
+fn assemble(path: &Path) -> Result<ExitCode, Failure> {
+    let program = parse(path, &read(path)?)?;
+    for item in &program.items {
+        match item {
+            Item::Instr(word) => println!("0x{word:016x}"),
+            Item::Idle(cycles) => println!("# .idle {cycles}"),
+            Item::RegWrite { offset, value } => println!("# .write 0x{offset:02x}, 0x{value:08x}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -27,7 +27,11 @@ pub struct HostPort {
 
 impl HostPort {
     pub fn new(timing: HostTiming) -> Self {
-        HostPort { mem: vec![0; HOST_WORDS as usize], timing, pending: VecDeque::new() }
+        HostPort {
+            mem: vec![0; HOST_WORDS as usize],
+            timing,
+            pending: VecDeque::new(),
+        }
     }
 
     pub fn clear_pending(&mut self) {
@@ -36,7 +40,10 @@ impl HostPort {
 
     /// The response to offer in `cycle`, if one is due.
     pub fn response(&self, cycle: u64) -> Option<Word> {
-        self.pending.front().filter(|(due, _)| *due <= cycle).map(|(_, d)| *d)
+        self.pending
+            .front()
+            .filter(|(due, _)| *due <= cycle)
+            .map(|(_, d)| *d)
     }
 
     /// The RTL took the offered response.
@@ -54,6 +61,7 @@ impl HostPort {
         } else {
             *slot
         };
-        self.pending.push_back((cycle + u64::from(self.timing.latency.max(1)), read));
+        self.pending
+            .push_back((cycle + u64::from(self.timing.latency.max(1)), read));
     }
 }

@@ -36,6 +36,11 @@ pub struct RtlModel {
     retired: u64,
     watchdog_cycles: u64,
     idle_since_progress: u64,
+    /// Longest wait, in cycles, from a write's acceptance to its response
+    /// (a full engine FIFO makes it long).
+    longest_response_wait: u64,
+    /// (sequence number, cycle) of every retire since reset, in cycle order.
+    retire_log: Vec<(u32, u64)>,
 }
 
 /// The names of the configurations compiled into this binary.
@@ -80,6 +85,8 @@ impl RtlModel {
             retired: 0,
             watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
             idle_since_progress: 0,
+            longest_response_wait: 0,
+            retire_log: Vec::new(),
         };
         model.reset().map_err(|e| e.to_string())?;
         Ok(model)
@@ -96,6 +103,16 @@ impl RtlModel {
 
     pub fn set_watchdog(&mut self, cycles: u64) {
         self.watchdog_cycles = cycles;
+    }
+
+    /// The longest write-response wait since reset, in cycles.
+    pub fn longest_response_wait(&self) -> u64 {
+        self.longest_response_wait
+    }
+
+    /// (sequence number, cycle) of every retire since reset.
+    pub fn retire_log(&self) -> &[(u32, u64)] {
+        &self.retire_log
     }
 
     /// The status register as the RTL drives it in the current cycle.
@@ -125,7 +142,11 @@ impl RtlModel {
             let write = o.acp_req_write != 0;
             let addr = o.acp_req_addr;
             if write {
-                self.events.push(Event::HostWrite { seq: o.acp_req_seq, addr, data });
+                self.events.push(Event::HostWrite {
+                    seq: o.acp_req_seq,
+                    addr,
+                    data,
+                });
             }
             self.host.request(cycle, write, addr, data);
             progress = true;
@@ -155,7 +176,11 @@ impl RtlModel {
             }
         }
         if o.tbl_valid != 0 {
-            let table = if o.tbl_entry & 0x40 != 0 { ShapeTable::Weight } else { ShapeTable::Fmap };
+            let table = if o.tbl_entry & 0x40 != 0 {
+                ShapeTable::Weight
+            } else {
+                ShapeTable::Fmap
+            };
             self.events.push(Event::ShapeWrite {
                 seq: o.tbl_seq,
                 table,
@@ -165,7 +190,10 @@ impl RtlModel {
             progress = true;
         }
         if o.emax_valid != 0 {
-            self.events.push(Event::EMaxWrite { seq: o.emax_seq, value: o.emax_value });
+            self.events.push(Event::EMaxWrite {
+                seq: o.emax_seq,
+                value: o.emax_value,
+            });
             progress = true;
         }
         // Retires last: an instruction's final writes share its retire cycle.
@@ -178,6 +206,7 @@ impl RtlModel {
                     cycle: Some(cycle),
                 });
                 self.retired += 1;
+                self.retire_log.push((o.ret_seq[p], cycle));
                 progress = true;
             }
         }
@@ -268,7 +297,11 @@ fn join(w: [u64; 2]) -> Word {
 }
 
 fn unpack_entry(v: u64) -> ShapeEntry {
-    ShapeEntry { a: (v >> 32) as u16, b: (v >> 16) as u16, c: v as u16 }
+    ShapeEntry {
+        a: (v >> 32) as u16,
+        b: (v >> 16) as u16,
+        c: v as u16,
+    }
 }
 
 fn pack_entry(e: ShapeEntry) -> u64 {
@@ -311,6 +344,8 @@ impl NpuModel for RtlModel {
         self.latched = 0;
         self.retired = 0;
         self.idle_since_progress = 0;
+        self.longest_response_wait = 0;
+        self.retire_log.clear();
         Ok(())
     }
 
@@ -325,7 +360,9 @@ impl NpuModel for RtlModel {
         // SAFETY: range checked; `flat` holds 2 * len u64.
         let rc = unsafe { write(self.sim, addr, data.len() as u32, flat.as_ptr()) };
         if rc != 0 {
-            return Err(ModelError::Backdoor(format!("shim refused L2 write at {addr}")));
+            return Err(ModelError::Backdoor(format!(
+                "shim refused L2 write at {addr}"
+            )));
         }
         Ok(())
     }
@@ -337,7 +374,9 @@ impl NpuModel for RtlModel {
         // SAFETY: range checked; `flat` has room for 2 * len u64.
         let rc = unsafe { read(self.sim, addr, out.len() as u32, flat.as_mut_ptr()) };
         if rc != 0 {
-            return Err(ModelError::Backdoor(format!("shim refused L2 read at {addr}")));
+            return Err(ModelError::Backdoor(format!(
+                "shim refused L2 read at {addr}"
+            )));
         }
         for (o, pair) in out.iter_mut().zip(flat.chunks_exact(2)) {
             *o = join([pair[0], pair[1]]);
@@ -359,7 +398,9 @@ impl NpuModel for RtlModel {
 
     fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError> {
         if usize::from(index) >= pccx_golden::model::SHAPE_ENTRIES {
-            return Err(ModelError::Backdoor(format!("shape-table index {index} is past 63")));
+            return Err(ModelError::Backdoor(format!(
+                "shape-table index {index} is past 63"
+            )));
         }
         let read = self.ops.table_read.expect("shim table_read");
         // SAFETY: `sim` is live.
@@ -374,7 +415,9 @@ impl NpuModel for RtlModel {
         entry: ShapeEntry,
     ) -> Result<(), ModelError> {
         if usize::from(index) >= pccx_golden::model::SHAPE_ENTRIES {
-            return Err(ModelError::Backdoor(format!("shape-table index {index} is past 63")));
+            return Err(ModelError::Backdoor(format!(
+                "shape-table index {index} is past 63"
+            )));
         }
         self.backdoor_tick(|i| {
             i.bd_tbl_we = 1;
@@ -406,12 +449,15 @@ impl NpuModel for RtlModel {
         self.inputs.wdata = value;
         self.inputs.wstrb = 0xF;
         self.inputs.bready = 1;
-        let what = format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
+        let what =
+            format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
         self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
         self.inputs.awvalid = 0;
         self.inputs.wvalid = 0;
         let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
+        let accepted = self.cycle;
         self.tick_until(&what, |o| o.bvalid != 0)?;
+        self.longest_response_wait = self.longest_response_wait.max(self.cycle - accepted);
         let resp = axi_resp(self.outputs.bresp);
         self.inputs.bready = 0;
         Ok(resp)

@@ -1,0 +1,263 @@
+//! A campaign: many seeds, one case each, reference against DUT, with a
+//! result per seed and a summary that survives an infrastructure failure.
+
+use crate::config::HwConfig;
+use crate::scoreboard::{run_case, Mismatch};
+use crate::stimulus::{GenOptions, TestCase};
+use pccx_golden::model::NpuModel;
+use serde_json::{json, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CampaignOptions {
+    pub first_seed: u64,
+    /// Seeds `first_seed .. first_seed + count`.
+    pub count: u64,
+    /// Instructions per program.
+    pub instrs: usize,
+    pub config: HwConfig,
+}
+
+impl CampaignOptions {
+    pub fn gen_options(&self) -> GenOptions {
+        GenOptions::for_config(&self.config, self.instrs)
+    }
+
+    /// The seeds in order; a seed range that would pass `u64::MAX` ends
+    /// there.
+    pub fn seeds(&self) -> impl Iterator<Item = u64> {
+        let first = self.first_seed;
+        (0..self.count).map_while(move |i| first.checked_add(i))
+    }
+}
+
+/// What one seed did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedResult {
+    pub seed: u64,
+    pub instructions: u32,
+    pub cycles: Option<u64>,
+    pub wall: Duration,
+    /// `None`: reference and DUT agreed on everything.
+    pub mismatch: Option<Mismatch>,
+}
+
+impl SeedResult {
+    /// The one-line verdict the CLI prints.
+    pub fn line(&self) -> String {
+        match &self.mismatch {
+            None => {
+                let cycles = self
+                    .cycles
+                    .map(|c| format!(", {c} cycles"))
+                    .unwrap_or_default();
+                format!(
+                    "seed {}: ok, {} instrs{cycles}",
+                    self.seed, self.instructions
+                )
+            }
+            Some(m) => {
+                let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
+                let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
+                format!(
+                    "seed {}: MISMATCH {}{at}{cycle}: {}",
+                    self.seed, m.kind, m.detail
+                )
+            }
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "seed": self.seed,
+            "status": if self.mismatch.is_some() { "mismatch" } else { "ok" },
+            "instructions": self.instructions,
+            "cycles": self.cycles,
+            "wall_seconds": self.wall.as_secs_f64(),
+        });
+        if let Some(m) = &self.mismatch {
+            v["mismatch"] = mismatch_json(m);
+        }
+        v
+    }
+}
+
+pub fn mismatch_json(m: &Mismatch) -> Value {
+    json!({
+        "kind": m.kind.name(),
+        "seq": m.seq,
+        "word": m.word.map(|w| format!("0x{w:016x}")),
+        "disasm": m.disasm,
+        "cycle": m.cycle,
+        "detail": m.detail,
+        "reference": m.reference,
+        "dut": m.dut,
+        "reference_model": m.reference_model,
+        "dut_model": m.dut_model,
+    })
+}
+
+/// Why a campaign stopped before its last seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InfraError {
+    pub seed: u64,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Seeds that ran to a verdict.
+    pub seeds: u64,
+    pub matched: u64,
+    pub mismatched: u64,
+    pub instructions: u64,
+    /// Sum of the seeds' cycle counts; `None` when no seed reported any
+    /// (the golden model has no notion of time).
+    pub cycles: Option<u64>,
+    pub wall: Duration,
+    pub stopped: Option<InfraError>,
+}
+
+impl Summary {
+    pub fn cycles_per_second(&self) -> Option<f64> {
+        let secs = self.wall.as_secs_f64();
+        self.cycles
+            .map(|c| if secs > 0.0 { c as f64 / secs } else { 0.0 })
+    }
+
+    pub fn text(&self) -> String {
+        let (cycles, rate) = match (self.cycles, self.cycles_per_second()) {
+            (Some(c), Some(r)) => (format!("{c} cycles"), format!("{r:.0} simulated cycles/s")),
+            _ => ("no cycles reported".into(), "no simulated cycles/s".into()),
+        };
+        let mut s = format!(
+            "summary: {} seeds, {} matched, {} mismatched, {} instructions, {cycles}, \
+             {:.3} s wall, {rate}",
+            self.seeds,
+            self.matched,
+            self.mismatched,
+            self.instructions,
+            self.wall.as_secs_f64(),
+        );
+        if let Some(e) = &self.stopped {
+            s.push_str(&format!(
+                "\nstopped at seed {} by an infrastructure error: {}",
+                e.seed, e.message
+            ));
+        }
+        s
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "seeds": self.seeds,
+            "matched": self.matched,
+            "mismatched": self.mismatched,
+            "instructions": self.instructions,
+            "cycles": self.cycles,
+            "wall_seconds": self.wall.as_secs_f64(),
+            "cycles_per_second": self.cycles_per_second(),
+            "stopped": self.stopped.as_ref().map(|e| json!({"seed": e.seed, "error": e.message})),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CampaignReport {
+    pub options: CampaignOptions,
+    pub reference_model: String,
+    pub dut_model: String,
+    pub results: Vec<SeedResult>,
+    pub summary: Summary,
+}
+
+impl CampaignReport {
+    pub fn to_json(&self) -> Value {
+        let o = &self.options;
+        json!({
+            "config": o.config.name,
+            "first_seed": o.first_seed,
+            "count": o.count,
+            "instrs": o.instrs,
+            "reference": self.reference_model,
+            "dut": self.dut_model,
+            "results": self.results.iter().map(SeedResult::to_json).collect::<Vec<_>>(),
+            "summary": self.summary.to_json(),
+        })
+    }
+}
+
+/// Runs every seed of `options` on the two models (reset between seeds),
+/// calling `on_result` after each. Mismatches do not stop the campaign; an
+/// infrastructure error (a model error, or a panic inside a model) does,
+/// and is recorded in the summary with everything that ran before it.
+pub fn run_campaign(
+    options: &CampaignOptions,
+    reference: &mut dyn NpuModel,
+    dut: &mut dyn NpuModel,
+    on_result: &mut dyn FnMut(&SeedResult),
+) -> CampaignReport {
+    let started = Instant::now();
+    let gen = options.gen_options();
+    let mut results = Vec::new();
+    let mut stopped = None;
+    for seed in options.seeds() {
+        let t0 = Instant::now();
+        let case = TestCase::generate(seed, &gen);
+        let ran = catch_unwind(AssertUnwindSafe(|| run_case(&case, reference, dut)));
+        let outcome = match ran {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(e)) => {
+                stopped = Some(InfraError {
+                    seed,
+                    message: e.to_string(),
+                });
+                break;
+            }
+            Err(panic) => {
+                stopped = Some(InfraError {
+                    seed,
+                    message: format!("a model panicked: {}", panic_message(&panic)),
+                });
+                break;
+            }
+        };
+        let result = SeedResult {
+            seed,
+            instructions: outcome.instructions,
+            cycles: outcome.cycles,
+            wall: t0.elapsed(),
+            mismatch: outcome.first_mismatch,
+        };
+        on_result(&result);
+        results.push(result);
+    }
+    let mismatched = results.iter().filter(|r| r.mismatch.is_some()).count() as u64;
+    let summary = Summary {
+        seeds: results.len() as u64,
+        matched: results.len() as u64 - mismatched,
+        mismatched,
+        instructions: results.iter().map(|r| u64::from(r.instructions)).sum(),
+        cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
+        wall: started.elapsed(),
+        stopped,
+    };
+    CampaignReport {
+        options: options.clone(),
+        reference_model: reference.name().to_string(),
+        dut_model: dut.name().to_string(),
+        results,
+        summary,
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".into()
+    }
+}

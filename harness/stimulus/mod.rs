@@ -1,0 +1,156 @@
+//! Stimulus: the portable PRNG and the seeded constrained-random program
+//! generator (docs/stimulus.md).
+//!
+//! Everything a test case contains follows from its seed and its
+//! [`GenOptions`]: the program, and the seeds of the initial L2 and host
+//! images, which [`fill`] expands. A seed printed by a failing campaign
+//! therefore reproduces the failure anywhere.
+
+mod generator;
+pub mod prng;
+
+pub use prng::{Rng, SplitMix64};
+
+use crate::config::HwConfig;
+use pccx_golden::asm::Program;
+use pccx_golden::model::{Word, HOST_WORDS};
+
+/// Relative weights of the legal instruction kinds in the random mix (after
+/// the prologue). Zero leaves a kind out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpWeights {
+    pub memset: u32,
+    pub memcpy: u32,
+    pub gemv: u32,
+    pub gemm: u32,
+    pub cvo: u32,
+}
+
+impl OpWeights {
+    /// Slice 1: only the MEM engines have real semantics, so GEMV, GEMM and
+    /// CVO (which retire UNIMPLEMENTED) are left out of random programs.
+    pub const SLICE1: OpWeights = OpWeights {
+        memset: 25,
+        memcpy: 75,
+        gemv: 0,
+        gemm: 0,
+        cvo: 0,
+    };
+}
+
+/// What the generator aims at, and how often it does each unusual thing.
+/// Percentages are per instruction slot unless said otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Instructions per program (illegal ones included; idle gaps and
+    /// register writes are extra).
+    pub instrs: usize,
+    /// `L2_WORDS` of the target, for range errors at the true edge.
+    pub l2_words: u32,
+    /// Engine FIFO depth of the target: bursts are made longer than this.
+    pub fifo_depth: u32,
+    pub weights: OpWeights,
+    /// Share of illegal encodings (each of the four kinds equally often).
+    pub illegal_pct: u32,
+    /// Share of MEMCPYs aimed at a memory edge: exactly at it (in range),
+    /// one word past it, far past it.
+    pub range_err_pct: u32,
+    /// Share of MEMCPYs made to overlap a recent access on purpose.
+    pub hazard_pct: u32,
+    /// Share of MEMCPYs with a long (hundreds of words) shape.
+    pub long_copy_pct: u32,
+    /// Chance that a slot starts a burst of back-to-back instructions.
+    pub burst_pct: u32,
+    /// Chance of an `.idle` gap after an instruction outside a burst.
+    pub idle_pct: u32,
+    /// Longest idle gap, in cycles.
+    pub max_idle: u32,
+    /// Chance of a `.write 0x08` (clear ERR) before an instruction.
+    pub clear_err_pct: u32,
+    /// Chance of a write to a register that answers SLVERR (0x0C, unmapped).
+    pub bad_reg_write_pct: u32,
+}
+
+impl GenOptions {
+    /// The default mix for a hardware configuration.
+    pub fn new(instrs: usize, l2_words: u32, fifo_depth: u32) -> GenOptions {
+        GenOptions {
+            instrs,
+            l2_words,
+            fifo_depth,
+            weights: OpWeights::SLICE1,
+            illegal_pct: 6,
+            range_err_pct: 12,
+            hazard_pct: 45,
+            long_copy_pct: 4,
+            burst_pct: 12,
+            idle_pct: 45,
+            max_idle: 200,
+            clear_err_pct: 4,
+            bad_reg_write_pct: 1,
+        }
+    }
+
+    pub fn for_config(config: &HwConfig, instrs: usize) -> GenOptions {
+        GenOptions::new(instrs, config.l2_words, config.fifo_depth)
+    }
+}
+
+/// One co-simulation run: a program and the initial memory images.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCase {
+    pub seed: u64,
+    pub options: GenOptions,
+    pub program: Program,
+    /// [`fill`] seed of the whole initial L2 (`options.l2_words` words).
+    pub l2_init_seed: u64,
+    /// [`fill`] seed of the whole initial host memory (`HOST_WORDS` words).
+    pub host_init_seed: u64,
+}
+
+impl TestCase {
+    /// The case of `seed`. The seed is expanded by [`SplitMix64`] into three
+    /// independent seeds: the program's, the L2 image's, the host image's.
+    pub fn generate(seed: u64, options: &GenOptions) -> TestCase {
+        let mut seeds = SplitMix64::new(seed);
+        let program_seed = seeds.next_u64();
+        let l2_init_seed = seeds.next_u64();
+        let host_init_seed = seeds.next_u64();
+        TestCase {
+            seed,
+            options: options.clone(),
+            program: generator::generate(program_seed, options),
+            l2_init_seed,
+            host_init_seed,
+        }
+    }
+
+    /// A hand-written program with images from `seed` (directed tests).
+    pub fn directed(seed: u64, options: &GenOptions, program: Program) -> TestCase {
+        TestCase {
+            program,
+            ..TestCase::generate(
+                seed,
+                &GenOptions {
+                    instrs: 0,
+                    ..options.clone()
+                },
+            )
+        }
+    }
+
+    pub fn l2_image(&self) -> Vec<Word> {
+        fill(self.l2_init_seed, self.options.l2_words as usize)
+    }
+
+    pub fn host_image(&self) -> Vec<Word> {
+        fill(self.host_init_seed, HOST_WORDS as usize)
+    }
+}
+
+/// `words` pseudo-random 128-bit words: word i is the i-th
+/// [`Rng::next_u128`] of `Rng::new(seed)` (low half drawn first).
+pub fn fill(seed: u64, words: usize) -> Vec<Word> {
+    let mut rng = Rng::new(seed);
+    (0..words).map(|_| rng.next_u128()).collect()
+}

@@ -1,0 +1,43 @@
+//! Shared helpers of the RTL-vs-golden integration tests.
+#![allow(dead_code)]
+
+use pccx_cosim::config::{self, HwConfig};
+use pccx_cosim::rtl::{HostTiming, RtlModel};
+use pccx_cosim::scoreboard::{run_case, Outcome};
+use pccx_cosim::stimulus::{GenOptions, TestCase};
+use pccx_golden::asm::parse_program;
+use pccx_golden::{Golden, GoldenConfig};
+
+pub fn config(name: &str) -> HwConfig {
+    config::by_name(name).unwrap_or_else(|| panic!("no configuration {name}"))
+}
+
+pub fn golden(cfg: &HwConfig) -> Golden {
+    Golden::new(GoldenConfig {
+        l2_words: cfg.l2_words,
+    })
+}
+
+pub fn rtl(cfg: &HwConfig) -> RtlModel {
+    RtlModel::open(*cfg, HostTiming::default()).expect("open the Verilated model")
+}
+
+/// The directed case of an assembler program (images from seed 7).
+pub fn directed_case(cfg: &HwConfig, program: &str) -> TestCase {
+    let program = parse_program(program).unwrap_or_else(|e| panic!("bad test program: {e}"));
+    TestCase::directed(7, &GenOptions::for_config(cfg, 0), program)
+}
+
+/// Runs `program` on golden and RTL; panics with the scoreboard's report on
+/// any difference. Returns the outcome and the RTL model for further checks.
+pub fn must_match(config_name: &str, program: &str) -> (Outcome, RtlModel) {
+    let cfg = config(config_name);
+    let case = directed_case(&cfg, program);
+    let mut reference = golden(&cfg);
+    let mut dut = rtl(&cfg);
+    let outcome = run_case(&case, &mut reference, &mut dut).expect("no infrastructure error");
+    if let Some(m) = &outcome.first_mismatch {
+        panic!("RTL and golden differ on {config_name}:\n{m}\nprogram:\n{program}");
+    }
+    (outcome, dut)
+}
