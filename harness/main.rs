@@ -73,6 +73,21 @@ enum Command {
     },
     /// Assemble a file; print its words, one per line.
     Asm { file: PathBuf },
+    /// Benchmark: runs the same campaign (RTL against golden) several times
+    /// and prints the median simulated cycles per second, with the spread.
+    Bench {
+        #[arg(long, default_value_t = 1, value_parser = parse_u64)]
+        seed: u64,
+        #[arg(long, default_value_t = 20)]
+        count: u64,
+        #[arg(long, default_value_t = 400)]
+        instrs: usize,
+        /// How many times to run the campaign (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+        config: String,
+    },
     /// Print the program a seed generates, as assembler text.
     Gen {
         #[arg(long, value_parser = parse_u64)]
@@ -103,6 +118,13 @@ fn main() -> ExitCode {
             instrs,
             config,
         }) => generate(seed, instrs, &config),
+        Some(Command::Bench {
+            seed,
+            count,
+            instrs,
+            repeat,
+            config,
+        }) => bench(seed, count, instrs, repeat, &config),
         None => run(&cli.run),
     };
     match result {
@@ -174,6 +196,61 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn bench(
+    seed: u64,
+    count: u64,
+    instrs: usize,
+    repeat: usize,
+    config: &str,
+) -> Result<ExitCode, Failure> {
+    if repeat == 0 {
+        return Err(Failure::Message("--repeat must be at least 1".into()));
+    }
+    let options = CampaignOptions {
+        first_seed: seed,
+        count,
+        instrs,
+        config: hw_config(config),
+    };
+    let mut reference = models::open_reference(&options.config);
+    let mut dut = models::open_dut(&options.config, "rtl").map_err(Failure::Message)?;
+    let mut rates = Vec::new();
+    for run in 1..=repeat {
+        let report = campaign::run_campaign(&options, &mut *reference, &mut *dut, &mut |_| {});
+        let s = &report.summary;
+        if let Some(e) = &s.stopped {
+            return Err(Failure::Message(format!(
+                "infrastructure error at seed {}: {}",
+                e.seed, e.message
+            )));
+        }
+        if s.mismatched > 0 {
+            println!(
+                "bench: {} seeds mismatched; the figures below still count them",
+                s.mismatched
+            );
+        }
+        let rate = s.cycles_per_second().unwrap_or(0.0);
+        println!(
+            "run {run}: {} cycles, {} instructions, {:.3} s, {rate:.0} cycles/s",
+            s.cycles.unwrap_or(0),
+            s.instructions,
+            s.wall.as_secs_f64()
+        );
+        rates.push(rate);
+    }
+    rates.sort_by(f64::total_cmp);
+    println!(
+        "bench: {config}, seeds {seed}..{}, {instrs} instrs: median {:.0} simulated cycles/s \
+         (RTL + golden + scoreboard, images included), min {:.0}, max {:.0}, {repeat} runs",
+        seed + count,
+        rates[rates.len() / 2],
+        rates[0],
+        rates[rates.len() - 1]
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {

@@ -286,3 +286,24 @@ fn full_memset_fifo_behind_a_barrier() {
         "no back-pressure on the MEMSET FIFO"
     );
 }
+
+// ---- the public pccx project's own smoke program ------------------------------------
+
+/// The seven words of `shared/vectors/upstream-smoke-program.jsonl`, run as a
+/// program (GEMM, GEMV and CVO are placeholders in this slice). Skipped with
+/// a notice when the file is not there.
+#[test]
+fn upstream_smoke_program() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/vectors/upstream-smoke-program.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!("skipped: {} is not present", path.display());
+        return;
+    };
+    let mut program = String::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        program.push_str(&format!(".word {}\n", v["word"].as_str().expect("a word")));
+    }
+    must_match("kv260", &program);
+}
