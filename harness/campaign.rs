@@ -2,10 +2,13 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
+use crate::repro::{signature_json, Artefacts};
 use crate::scoreboard::{run_case, Mismatch};
+use crate::signature::Signature;
 use crate::stimulus::{GenOptions, TestCase};
 use pccx_golden::model::NpuModel;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,8 @@ pub struct SeedResult {
     pub wall: Duration,
     /// `None`: reference and DUT agreed on everything.
     pub mismatch: Option<Mismatch>,
+    /// The repro and the shrunk program written for a mismatch.
+    pub artefacts: Artefacts,
 }
 
 impl SeedResult {
@@ -78,9 +83,31 @@ impl SeedResult {
         });
         if let Some(m) = &self.mismatch {
             v["mismatch"] = mismatch_json(m);
+            v["signature"] = signature_json(&Signature::of(m));
+            v["artefacts"] = artefacts_json(&self.artefacts);
         }
         v
     }
+
+    pub fn signature(&self) -> Option<Signature> {
+        self.mismatch.as_ref().map(Signature::of)
+    }
+}
+
+fn artefacts_json(a: &Artefacts) -> Value {
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    json!({
+        "repro": path(&a.repro),
+        "min_asm": path(&a.min_asm),
+        "shrink": a.shrink.map(|(before, after, runs)| json!({
+            "before_instructions": before.instructions,
+            "before_items": before.items,
+            "after_instructions": after.instructions,
+            "after_items": after.items,
+            "runs": runs,
+        })),
+        "problems": a.problems,
+    })
 }
 
 pub fn mismatch_json(m: &Mismatch) -> Value {
@@ -184,6 +211,53 @@ impl CampaignReport {
             "dut": self.dut_model,
             "results": self.results.iter().map(SeedResult::to_json).collect::<Vec<_>>(),
             "summary": self.summary.to_json(),
+            "failures_by_signature": self
+                .failures_by_signature()
+                .iter()
+                .map(|(s, seeds)| {
+                    let mut v = signature_json(s);
+                    v["seeds"] = json!(seeds);
+                    v
+                })
+                .collect::<Vec<_>>(),
+        })
+    }
+
+    /// The mismatched seeds grouped by signature: the most frequent
+    /// signature first (then the one seen first), seeds in order.
+    pub fn failures_by_signature(&self) -> Vec<(Signature, Vec<u64>)> {
+        let mut groups: BTreeMap<Signature, Vec<u64>> = BTreeMap::new();
+        for r in &self.results {
+            if let Some(s) = r.signature() {
+                groups.entry(s).or_default().push(r.seed);
+            }
+        }
+        let mut groups: Vec<(Signature, Vec<u64>)> = groups.into_iter().collect();
+        groups.sort_by_key(|(_, seeds)| (std::cmp::Reverse(seeds.len()), seeds[0]));
+        groups
+    }
+
+    /// `failures by signature: l2-writes/MEM/data x3 (seeds 4, 9, 17)`, one
+    /// line per signature (the later ones indented under the first);
+    /// `None` when nothing mismatched.
+    pub fn signature_text(&self) -> Option<String> {
+        const SHOWN: usize = 10;
+        let lines: Vec<String> = self
+            .failures_by_signature()
+            .iter()
+            .map(|(s, seeds)| {
+                let mut list: Vec<String> = seeds.iter().take(SHOWN).map(u64::to_string).collect();
+                if seeds.len() > SHOWN {
+                    list.push(format!("... {} more", seeds.len() - SHOWN));
+                }
+                let noun = if seeds.len() == 1 { "seed" } else { "seeds" };
+                format!("{s} x{} ({noun} {})", seeds.len(), list.join(", "))
+            })
+            .collect();
+        let head = "failures by signature: ";
+        (!lines.is_empty()).then(|| {
+            let indent = format!("\n{}", " ".repeat(head.len()));
+            format!("{head}{}", lines.join(&indent))
         })
     }
 }
@@ -196,6 +270,25 @@ pub fn run_campaign(
     options: &CampaignOptions,
     reference: &mut dyn NpuModel,
     dut: &mut dyn NpuModel,
+    on_result: &mut dyn FnMut(&SeedResult),
+) -> CampaignReport {
+    run_campaign_with(
+        options,
+        reference,
+        dut,
+        &mut |_, _| Artefacts::default(),
+        on_result,
+    )
+}
+
+/// [`run_campaign`], calling `on_mismatch` with the case and its first
+/// mismatch before `on_result` for each seed that mismatches (to write a
+/// repro and shrink the case: `repro::Recorder::record`).
+pub fn run_campaign_with(
+    options: &CampaignOptions,
+    reference: &mut dyn NpuModel,
+    dut: &mut dyn NpuModel,
+    on_mismatch: &mut dyn FnMut(&TestCase, &Mismatch) -> Artefacts,
     on_result: &mut dyn FnMut(&SeedResult),
 ) -> CampaignReport {
     let started = Instant::now();
@@ -223,12 +316,18 @@ pub fn run_campaign(
                 break;
             }
         };
+        let wall = t0.elapsed();
+        let artefacts = match &outcome.first_mismatch {
+            Some(m) => on_mismatch(&case, m),
+            None => Artefacts::default(),
+        };
         let result = SeedResult {
             seed,
             instructions: outcome.instructions,
             cycles: outcome.cycles,
-            wall: t0.elapsed(),
+            wall,
             mismatch: outcome.first_mismatch,
+            artefacts,
         };
         on_result(&result);
         results.push(result);
@@ -259,5 +358,75 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         s.clone()
     } else {
         "(no message)".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoreboard::CheckKind;
+
+    fn result(seed: u64, kind: Option<CheckKind>) -> SeedResult {
+        SeedResult {
+            seed,
+            instructions: 1,
+            cycles: None,
+            wall: Duration::ZERO,
+            mismatch: kind.map(|kind| Mismatch {
+                kind,
+                seq: Some(0),
+                word: Some(0x5000_0000_0000_0000),
+                disasm: None,
+                cycle: None,
+                detail: "error code 1 vs 0".into(),
+                reference: String::new(),
+                dut: String::new(),
+                reference_model: "golden".into(),
+                dut_model: "rtl".into(),
+            }),
+            artefacts: Artefacts::default(),
+        }
+    }
+
+    fn report(results: Vec<SeedResult>) -> CampaignReport {
+        CampaignReport {
+            options: CampaignOptions {
+                first_seed: 0,
+                count: results.len() as u64,
+                instrs: 1,
+                config: crate::config::default_config(),
+            },
+            reference_model: "golden".into(),
+            dut_model: "rtl".into(),
+            results,
+            summary: Summary {
+                seeds: 0,
+                matched: 0,
+                mismatched: 0,
+                instructions: 0,
+                cycles: None,
+                wall: Duration::ZERO,
+                stopped: None,
+            },
+        }
+    }
+
+    #[test]
+    fn failures_are_grouped_by_signature_most_frequent_first() {
+        use CheckKind as K;
+        let mut results = vec![
+            result(1, Some(K::RetireOpcode)),
+            result(2, None),
+            result(3, Some(K::RetireErr)),
+        ];
+        results.extend((4..16).map(|seed| result(seed, Some(K::RetireErr))));
+        let text = report(results).signature_text().unwrap();
+        assert_eq!(
+            text,
+            "failures by signature: retire-err/decoder/err x13 \
+             (seeds 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ... 3 more)\n\
+             \x20                      retire-opcode/decoder/opcode x1 (seed 1)"
+        );
+        assert_eq!(report(vec![result(0, None)]).signature_text(), None);
     }
 }

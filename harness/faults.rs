@@ -29,6 +29,14 @@ pub enum Fault {
         nth: usize,
         xor: u32,
     },
+    /// Flip bit `bit` (mod 128, moved into an enabled element as for
+    /// [`Fault::L2Data`]) of every L2 write to `addr`, whichever instruction
+    /// makes it: a fault that stays put while the shrinker removes and
+    /// changes instructions around it.
+    L2DataAt {
+        addr: u32,
+        bit: u32,
+    },
     /// Do not report the nth L2 write.
     DropL2 {
         nth: usize,
@@ -70,6 +78,12 @@ pub enum Fault {
     /// XOR the error code of the retire of sequence number `nth` (4-bit field).
     RetireErr {
         nth: usize,
+        xor: u8,
+    },
+    /// XOR the error code of every retire that reports `err` (a DUT that
+    /// gets one error code wrong, wherever it occurs).
+    RetireErrIf {
+        err: u8,
         xor: u8,
     },
     /// XOR the opcode of the retire of sequence number `nth` (4-bit field).
@@ -140,7 +154,10 @@ pub enum Fault {
 impl Fault {
     /// One of each fault, with the parameters `--inject-fault NAME` uses:
     /// the first event of its kind, word 0, the second drain for a hang or
-    /// a panic (so that a campaign has one result before it stops).
+    /// a panic (so that a campaign has one result before it stops). The
+    /// faults keyed on an address or an error code ([`Fault::L2DataAt`],
+    /// [`Fault::RetireErrIf`]) are not among them: no default of theirs
+    /// fires on every program.
     pub const DEFAULTS: &'static [Fault] = &[
         Fault::L2Data { nth: 0, bit: 0 },
         Fault::L2Mask { nth: 0, xor: 0x01 },
@@ -188,6 +205,7 @@ impl Fault {
             Fault::L2Data { .. } => "l2-data",
             Fault::L2Mask { .. } => "l2-mask",
             Fault::L2Addr { .. } => "l2-addr",
+            Fault::L2DataAt { .. } => "l2-data-at",
             Fault::DropL2 { .. } => "drop-l2",
             Fault::ExtraL2 { .. } => "extra-l2",
             Fault::LateL2 { .. } => "late-l2",
@@ -197,6 +215,7 @@ impl Fault {
             Fault::EMaxValue { .. } => "emax-value",
             Fault::ExtraEMax { .. } => "extra-emax",
             Fault::RetireErr { .. } => "retire-err",
+            Fault::RetireErrIf { .. } => "retire-err-if",
             Fault::RetireOpcode { .. } => "retire-opcode",
             Fault::DropRetire { .. } => "drop-retire",
             Fault::DuplicateRetire { .. } => "duplicate-retire",
@@ -309,6 +328,14 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             (Fault::L2Data { nth, bit }, Event::L2Write { data, mask, .. }) if nth == n => {
                 *data ^= 1 << enabled_bit(bit, *mask);
             }
+            (
+                Fault::L2DataAt { addr: at, bit },
+                Event::L2Write {
+                    addr, data, mask, ..
+                },
+            ) if at == *addr => {
+                *data ^= 1 << enabled_bit(bit, *mask);
+            }
             (Fault::L2Mask { nth, xor }, Event::L2Write { mask, .. }) if nth == n => *mask ^= xor,
             (Fault::L2Addr { nth, xor }, Event::L2Write { addr, .. }) if nth == n => *addr ^= xor,
             (Fault::DropL2 { nth }, Event::L2Write { .. }) if nth == n => return self.fire(),
@@ -340,6 +367,9 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
                 out.push(Event::EMaxWrite { seq: *seq, value });
             }
             (Fault::RetireErr { nth, xor }, Event::Retire { err, .. }) if nth == n => {
+                *err = (*err ^ xor) & 0xF;
+            }
+            (Fault::RetireErrIf { err: code, xor }, Event::Retire { err, .. }) if code == *err => {
                 *err = (*err ^ xor) & 0xF;
             }
             (Fault::RetireOpcode { nth, xor }, Event::Retire { opcode, .. }) if nth == n => {
@@ -542,6 +572,80 @@ mod tests {
         assert_eq!(enabled_bit(16 + 3, 0b0000_0001), 3);
         assert_eq!(enabled_bit(16 + 3, 0b1000_0100), 32 + 3);
         assert_eq!(enabled_bit(128 + 5, 0xFF), 5);
+    }
+
+    use pccx_golden::asm::parse_program;
+    use pccx_golden::model::ErrorCode;
+    use pccx_golden::{Golden, GoldenConfig};
+
+    /// Runs `program` on `Faulty(golden, fault)` and returns its events.
+    fn events_with(fault: Fault, program: &str) -> (Vec<Event>, bool) {
+        let mut m = Faulty::new(Golden::new(GoldenConfig { l2_words: 256 }), fault);
+        m.reset().unwrap();
+        m.write_l2(0, &[0x1111; 256]).unwrap();
+        let mut events = Vec::new();
+        for item in parse_program(program).unwrap().items {
+            if let pccx_golden::asm::Item::Instr(word) = item {
+                m.issue(word).unwrap();
+            }
+            events.extend(m.take_events());
+        }
+        (events, m.fired())
+    }
+
+    fn l2_writes(events: &[Event]) -> Vec<(u32, Word)> {
+        events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::L2Write { addr, data, .. } => Some((addr, data)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn l2_data_at_flips_every_write_to_its_address_and_no_other() {
+        // Two copies write L2[4] and L2[5], both whole words.
+        let program = "memset fmap[1] = (1, 1, 16)\n\
+                       memset fmap[2] = (1, 1, 9)\n\
+                       memcpy l2[4] <- l2[100], shape=1\n\
+                       memcpy l2[4] <- l2[200], shape=2\n";
+        // CorruptEMax acts after a drain only: these events are the clean ones.
+        let (clean, _) = events_with(Fault::CorruptEMax, program);
+        let (faulty, fired) = events_with(Fault::L2DataAt { addr: 5, bit: 16 }, program);
+        assert!(fired);
+        let flips: Vec<(u32, Word)> = l2_writes(&clean)
+            .iter()
+            .zip(l2_writes(&faulty))
+            .map(|(&(addr, want), (got_addr, got))| {
+                assert_eq!(addr, got_addr);
+                (addr, want ^ got)
+            })
+            .collect();
+        assert_eq!(flips, [(4, 0), (5, 1 << 16), (4, 0), (5, 1 << 16)]);
+        let (_, fired) = events_with(Fault::L2DataAt { addr: 6, bit: 16 }, program);
+        assert!(!fired, "no write to L2[6]");
+    }
+
+    #[test]
+    fn retire_err_if_changes_only_the_code_it_names() {
+        // Two illegal opcodes and a MEMSET between them.
+        let program = ".word 0x5000000000000000\n\
+                       memset fmap[1] = (1, 1, 1)\n\
+                       .word 0x6000000000000000\n";
+        let ill = ErrorCode::IllegalOpcode.bits();
+        let (events, fired) = events_with(Fault::RetireErrIf { err: ill, xor: 0x8 }, program);
+        assert!(fired);
+        let errs: Vec<(u32, u8)> = events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::Retire { seq, err, .. } => Some((seq, err)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errs, [(0, ill ^ 0x8), (1, 0), (2, ill ^ 0x8)]);
+        let (_, fired) = events_with(Fault::RetireErrIf { err: 6, xor: 1 }, program);
+        assert!(!fired, "no retire reports L2_RANGE");
     }
 
     #[test]

@@ -7,6 +7,10 @@ pub mod rtl;
 
 pub mod campaign;
 pub mod faults;
+pub mod junit;
 pub mod models;
+pub mod repro;
 pub mod scoreboard;
+pub mod shrink;
+pub mod signature;
 pub mod stimulus;

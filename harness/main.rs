@@ -6,14 +6,20 @@
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pccx_cosim::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
 use pccx_cosim::config::{self, HwConfig};
-use pccx_cosim::faults::{Fault, Faulty};
+use pccx_cosim::faults::Fault;
 use pccx_cosim::models;
+use pccx_cosim::repro::{self, Recorder, Repro, Setup, Verdict};
+use pccx_cosim::scoreboard::Mismatch;
+use pccx_cosim::signature::Signature;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
+use pccx_cosim::{junit, shrink};
 use pccx_golden::asm::{self, Item};
 use pccx_golden::isa::{self, Decoded};
 use serde_json::json;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -58,6 +64,15 @@ struct RunArgs {
     /// Self-check: wrap the DUT in this fault; the campaign must then fail.
     #[arg(long, value_name = "FAULT", value_parser = PossibleValuesParser::new(Fault::names()))]
     inject_fault: Option<String>,
+    /// Where a mismatching seed's repro file and shrunk program go.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    out: PathBuf,
+    /// Do not shrink a mismatching case (the repro is written all the same).
+    #[arg(long)]
+    no_shrink: bool,
+    /// Also write the results as JUnit XML to FILE (one testcase per seed).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -87,6 +102,14 @@ enum Command {
         repeat: usize,
         #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
         config: String,
+    },
+    /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
+    /// reference and DUT now agree, 2 if the file is malformed.
+    Replay {
+        /// Replay the shrunk program instead of the recorded one.
+        #[arg(long)]
+        min: bool,
+        file: PathBuf,
     },
     /// Print the program a seed generates, as assembler text.
     Gen {
@@ -125,6 +148,7 @@ fn main() -> ExitCode {
             repeat,
             config,
         }) => bench(seed, count, instrs, repeat, &config),
+        Some(Command::Replay { min, file }) => replay(&file, min),
         None => run(&cli.run),
     };
     match result {
@@ -164,25 +188,68 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         instrs: args.instrs,
         config: hw_config(&args.config),
     };
+    let fault = args
+        .inject_fault
+        .as_ref()
+        .map(|name| Fault::by_name(name).expect("a fault clap accepted"));
+    let setup = Setup::new(options.config, &args.dut, fault);
     let mut reference = models::open_reference(&options.config);
-    let dut = models::open_dut(&options.config, &args.dut).map(|dut| match &args.inject_fault {
-        Some(name) => {
-            let fault = Fault::by_name(name).expect("a fault clap accepted");
-            Box::new(Faulty::boxed(dut, fault)) as Box<dyn pccx_golden::model::NpuModel>
-        }
-        None => dut,
-    });
+    let dut = setup.open_dut();
+    let mut recorder = Recorder::new(setup, args.out.clone(), args.no_shrink);
+    let bar = progress_bar(options.count);
     let report = match dut {
         Ok(mut dut) => {
-            let mut print = |r: &campaign::SeedResult| print_result(r, &options);
-            campaign::run_campaign(&options, &mut *reference, &mut *dut, &mut print)
+            let mut mismatched = 0;
+            let mut on_mismatch = |case: &TestCase, m: &Mismatch| {
+                mismatched += 1;
+                if let Some(bar) = &bar {
+                    let what = if recorder.shrink_with.is_some() {
+                        "shrinking"
+                    } else {
+                        "recording"
+                    };
+                    bar.set_message(format!(
+                        "{mismatched} mismatched, {what} seed {}",
+                        case.seed
+                    ));
+                }
+                let artefacts = recorder.record(case, m);
+                if let Some(bar) = &bar {
+                    bar.set_message(format!("{mismatched} mismatched"));
+                }
+                artefacts
+            };
+            let mut print = |r: &campaign::SeedResult| match &bar {
+                Some(bar) => {
+                    bar.suspend(|| print_result(r, &options));
+                    bar.inc(1);
+                }
+                None => print_result(r, &options),
+            };
+            campaign::run_campaign_with(
+                &options,
+                &mut *reference,
+                &mut *dut,
+                &mut on_mismatch,
+                &mut print,
+            )
         }
         Err(message) => unopened_dut_report(&options, reference.name(), message),
     };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     println!("{}", report.summary.text());
+    if let Some(text) = report.signature_text() {
+        println!("{text}");
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
         std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, junit::render(&report))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(if let Some(e) = &report.summary.stopped {
@@ -253,18 +320,129 @@ fn bench(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A progress bar for a campaign of `count` seeds, only when stdout is a
+/// terminal (never in a pipe, a file or a test) and there is more than one
+/// seed.
+fn progress_bar(count: u64) -> Option<ProgressBar> {
+    if count <= 1 || !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(count), ProgressDrawTarget::stdout());
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:24}] {pos}/{len} seeds, eta {eta} {wide_msg}",
+    )
+    .expect("a valid template")
+    .progress_chars("=> ");
+    bar.set_style(style);
+    Some(bar)
+}
+
 fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
     println!("{}", r.line());
     if let Some(m) = &r.mismatch {
         for line in m.to_string().lines() {
             println!("    {line}");
         }
+        println!("    signature: {}", Signature::of(m));
         let c = options.config.name;
         println!(
             "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
             r.seed, options.instrs, r.seed, options.instrs
         );
+        let a = &r.artefacts;
+        if let Some(path) = &a.repro {
+            println!(
+                "    repro: {}   (replay: pccx-cosim replay {})",
+                path.display(),
+                path.display()
+            );
+        }
+        if let (Some((before, after, runs)), Some(path)) = (a.shrink, &a.min_asm) {
+            println!(
+                "    shrunk: {before} -> {after} in {runs} runs: {}",
+                path.display()
+            );
+        }
+        for problem in &a.problems {
+            println!("    note: {problem}");
+        }
     }
+}
+
+// ----- replay ----------------------------------------------------------------------
+
+fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
+    let repro = Repro::read(file).map_err(Failure::Message)?;
+    let (case, expected) = repro
+        .case_to_replay(min)
+        .map_err(|e| Failure::Message(format!("{}: {e}", file.display())))?;
+    let s = &repro.setup;
+    let fault = s
+        .fault
+        .map(|f| format!(" with fault {}", f.name()))
+        .unwrap_or_default();
+    println!(
+        "replaying {}{}: seed {}, {}, on {} against the {} DUT{fault}",
+        file.display(),
+        if min { " (shrunk program)" } else { "" },
+        case.seed,
+        shrink::ProgramSize::of(&case.program),
+        s.config.name,
+        s.dut,
+    );
+    let p = &repro.provenance;
+    let text = |key: &str| match &p[key] {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "unknown".into(),
+        other => other.to_string(),
+    };
+    println!(
+        "recorded by pccx-cosim {} ({}), git {}, hw/rtl last changed in {}, uncommitted RTL changes: {}",
+        text("pccx_cosim_version"),
+        text("build_profile"),
+        text("git_commit"),
+        text("rtl_last_commit"),
+        text("rtl_dirty")
+    );
+    let verdict = repro::replay(&repro, min).map_err(|e| {
+        Failure::Message(format!(
+            "infrastructure error replaying {}: {e}",
+            file.display()
+        ))
+    })?;
+    let indent = |m: &Mismatch| {
+        m.to_string()
+            .lines()
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Ok(match verdict {
+        Verdict::Reproduces(m) => {
+            println!("reproduces: the same mismatch ({})", Signature::of(&m));
+            println!("{}", indent(&m));
+            ExitCode::from(1)
+        }
+        Verdict::Differs(m) => {
+            println!(
+                "mismatches, but differently: now {} ({}), recorded {} ({})",
+                m.kind,
+                Signature::of(&m),
+                expected.kind,
+                Signature::of(expected)
+            );
+            println!("  now:\n{}", indent(&m));
+            println!("  recorded:\n{}", indent(expected));
+            ExitCode::from(1)
+        }
+        Verdict::NoLongerReproduces => {
+            println!(
+                "no longer reproduces: reference and DUT agree (recorded: {} {})",
+                expected.kind, expected.detail
+            );
+            ExitCode::SUCCESS
+        }
+    })
 }
 
 /// The report of a campaign that could not start: no DUT.

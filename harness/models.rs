@@ -3,12 +3,24 @@
 use crate::config::HwConfig;
 use pccx_golden::golden::{Golden, GoldenConfig};
 use pccx_golden::model::NpuModel;
+use pccx_golden::timing::TimingParams;
 
-/// The reference: the golden sequential interpreter.
+/// The fixed host latency of ideal I/O (the RTL wrapper's, and the timing
+/// model's `LAT`).
+pub const IDEAL_HOST_LATENCY: u32 = 4;
+
+/// The reference: the golden sequential interpreter with its timing part,
+/// which predicts every cycle for ideal I/O on `config` (docs/timing.md).
 pub fn open_reference(config: &HwConfig) -> Box<dyn NpuModel> {
-    Box::new(Golden::new(GoldenConfig {
-        l2_words: config.l2_words,
-    }))
+    Box::new(Golden::with_timing(
+        GoldenConfig {
+            l2_words: config.l2_words,
+        },
+        TimingParams {
+            fifo_depth: config.fifo_depth,
+            host_latency: IDEAL_HOST_LATENCY,
+        },
+    ))
 }
 
 /// The device under test: `"rtl"` (the Verilated model of `config`) or

@@ -9,6 +9,8 @@
 //! After the program both are drained, whatever is left is compared, and
 //! then the whole architectural state.
 
+mod timing;
+
 use crate::stimulus::TestCase;
 use pccx_golden::asm::{disasm, Item};
 use pccx_golden::model::{
@@ -53,10 +55,19 @@ pub enum CheckKind {
     FinalStatus,
     /// Retired-instruction count (0x0C) after the drain.
     FinalRetiredCount,
+    /// Exact timing (ideal I/O): an instruction's latch, start or retire
+    /// cycle differs from the timing model's prediction.
+    Timing,
+    /// Exact timing: the status register (BUSY, DONE, ERR, err_code)
+    /// sampled every cycle differs from the prediction.
+    StatusTimeline,
+    /// Order timing (stall I/O): the DUT retired an instruction before one
+    /// it must wait for (docs/semantics.md section 8).
+    RetireOrder,
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 17] = [
+    pub const ALL: [CheckKind; 20] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -74,6 +85,9 @@ impl CheckKind {
         CheckKind::FinalEMax,
         CheckKind::FinalStatus,
         CheckKind::FinalRetiredCount,
+        CheckKind::Timing,
+        CheckKind::StatusTimeline,
+        CheckKind::RetireOrder,
     ];
 
     /// The name reports and JSON use.
@@ -96,13 +110,17 @@ impl CheckKind {
             CheckKind::FinalEMax => "final-emax",
             CheckKind::FinalStatus => "final-status",
             CheckKind::FinalRetiredCount => "final-retired-count",
+            CheckKind::Timing => "timing",
+            CheckKind::StatusTimeline => "status-timeline",
+            CheckKind::RetireOrder => "retire-order",
         }
     }
 
     /// Whether the check compares end-of-program state (it then has no
     /// sequence number).
     pub fn is_final(self) -> bool {
-        self >= CheckKind::FinalL2
+        (CheckKind::FinalL2..=CheckKind::FinalRetiredCount).contains(&self)
+            || self == CheckKind::StatusTimeline
     }
 }
 
@@ -171,6 +189,34 @@ pub struct Outcome {
     pub first_mismatch: Option<Mismatch>,
 }
 
+/// Which timing check a run applies (docs/timing.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimingMode {
+    /// Ideal I/O: every latch, start and retire cycle and the status
+    /// register in every cycle equal the timing model's prediction.
+    Exact,
+    /// Stall I/O: results exact, retire order obeys the ordering rules.
+    Order,
+    /// No timing check.
+    Off,
+}
+
+impl TimingMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimingMode::Exact => "exact",
+            TimingMode::Order => "order",
+            TimingMode::Off => "off",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<TimingMode> {
+        [TimingMode::Exact, TimingMode::Order, TimingMode::Off]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+}
+
 /// Cycles both models idle after the drain before the last look at their
 /// events.
 pub const QUIESCENCE_CYCLES: u32 = 16;
@@ -188,7 +234,18 @@ pub fn run_case(
     reference: &mut dyn NpuModel,
     dut: &mut dyn NpuModel,
 ) -> Result<Outcome, ModelError> {
+    run_case_with(case, reference, dut, TimingMode::Exact)
+}
+
+/// [`run_case`] with a choice of timing check (docs/timing.md).
+pub fn run_case_with(
+    case: &TestCase,
+    reference: &mut dyn NpuModel,
+    dut: &mut dyn NpuModel,
+    timing: TimingMode,
+) -> Result<Outcome, ModelError> {
     let mut run = Run::new(case, reference, dut);
+    run.timing = timing;
     match run.execute() {
         Ok(()) => {}
         Err(e) if run.has_mismatch() => run.note_after_mismatch(&e),
@@ -201,6 +258,8 @@ pub fn run_case(
 #[derive(Clone, Debug, Default)]
 struct Record {
     latches: Vec<u64>,
+    latch_cycles: Vec<Option<u64>>,
+    start: Option<u64>,
     /// (opcode, err, cycle)
     retires: Vec<(u8, u8, Option<u64>)>,
     l2: Vec<L2Write>,
@@ -279,6 +338,7 @@ struct Run<'a> {
     /// Every difference found, with its rank: (sequence number, check).
     found: Vec<((u32, CheckKind), Mismatch)>,
     last_cycle: [Option<u64>; 2],
+    timing: TimingMode,
 }
 
 impl<'a> Run<'a> {
@@ -292,6 +352,7 @@ impl<'a> Run<'a> {
             pending: BTreeSet::new(),
             found: Vec::new(),
             last_cycle: [None; 2],
+            timing: TimingMode::Exact,
         }
     }
 
@@ -336,7 +397,40 @@ impl<'a> Run<'a> {
         if !self.has_mismatch() {
             self.compare_final_state()?;
         }
+        if !self.has_mismatch() {
+            self.compare_timing();
+        }
         Ok(())
+    }
+
+    /// Timing, once everything functional matched: per instruction in
+    /// program order, then the status register over time (exact), or the
+    /// retire order (order).
+    fn compare_timing(&mut self) {
+        let cycles: Vec<timing::Cycles> = (0..self.issued.len() as u32)
+            .map(|seq| {
+                let p = &self.pairs[&seq];
+                timing::Cycles::of(&p.r, &p.d)
+            })
+            .collect();
+        let found = match self.timing {
+            TimingMode::Off => None,
+            TimingMode::Exact => timing::exact(&cycles).or_else(|| {
+                let (ra, rb) = (self.a.status_timeline(), self.b.status_timeline());
+                timing::status(ra.as_deref(), rb.as_deref())
+            }),
+            TimingMode::Order => {
+                let shape_writes: Vec<Vec<(ShapeTable, u8, ShapeEntry)>> = (0..self.issued.len()
+                    as u32)
+                    .map(|seq| self.pairs[&seq].r.shape.clone())
+                    .collect();
+                timing::order(&self.issued, &shape_writes, &cycles)
+            }
+        };
+        if let Some(f) = found {
+            let m = self.mismatch(f.kind, f.seq, f.detail, f.reference, f.dut);
+            self.report(f.seq.unwrap_or(u32::MAX), m);
+        }
     }
 
     fn load(&mut self) -> Result<(), ModelError> {
@@ -444,10 +538,20 @@ impl<'a> Run<'a> {
             let rec = pair.side(side);
             let retired_before = rec.retired();
             match event {
-                Event::Latch { word, .. } => rec.latches.push(word),
+                Event::Latch { word, cycle, .. } => {
+                    rec.latches.push(word);
+                    rec.latch_cycles.push(cycle);
+                }
                 Event::Retire {
-                    opcode, err, cycle, ..
+                    opcode,
+                    err,
+                    cycle,
+                    start,
+                    ..
                 } => {
+                    if rec.retires.is_empty() {
+                        rec.start = start;
+                    }
                     rec.retires.push((opcode, err, cycle));
                     let i = side as usize;
                     self.last_cycle[i] = self.last_cycle[i].max(cycle);

@@ -270,6 +270,7 @@ fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
 #[test]
 fn a_mismatch_exits_1_and_says_where() {
     let json = temp_file("mismatch", "r.json", "");
+    let out = json.with_file_name("out");
     let o = cosim(&[
         "--seed",
         "0x10",
@@ -281,6 +282,8 @@ fn a_mismatch_exits_1_and_says_where() {
         "retire-err",
         "--json",
         json.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let text = stdout(&o);
@@ -293,6 +296,128 @@ fn a_mismatch_exits_1_and_says_where() {
     assert_eq!(report["summary"]["mismatched"], 2);
     assert_eq!(report["results"][1]["seed"], 17);
     assert_eq!(report["results"][1]["mismatch"]["kind"], "retire-err");
+    assert_eq!(
+        report["results"][1]["signature"]["text"],
+        "retire-err/MEMSET/err"
+    );
+    // Grouped by signature, in the summary and in the JSON.
+    assert!(
+        text.contains("failures by signature: retire-err/MEMSET/err x2 (seeds 16, 17)"),
+        "{text}"
+    );
+    assert_eq!(
+        report["failures_by_signature"][0]["seeds"],
+        serde_json::json!([16, 17])
+    );
+    // A repro and a shrunk program per seed, and where they are.
+    for seed in [16, 17] {
+        let repro = out.join(format!("repro-tiny-seed{seed}.json"));
+        let min = out.join(format!("repro-tiny-seed{seed}-min.asm"));
+        assert!(
+            text.contains(&format!("repro: {}", repro.display())),
+            "{text}"
+        );
+        assert!(text.contains("shrunk: 40 instructions ("), "{text}");
+        assert!(text.contains("-> 1 instruction (1 item) in "), "{text}");
+        assert!(repro.is_file() && min.is_file(), "seed {seed}");
+        let r = &report["results"][seed as usize - 16]["artefacts"];
+        assert_eq!(r["repro"], repro.to_str().unwrap());
+        assert_eq!(r["shrink"]["after_instructions"], 1);
+    }
+    assert!(
+        !text.contains('\r') && !text.contains("seeds, eta"),
+        "no progress bar in a pipe"
+    );
+}
+
+#[test]
+fn no_shrink_writes_the_repro_only() {
+    let out = temp_file("no-shrink", "x", "").with_file_name("out");
+    let o = cosim(&[
+        "--seed",
+        "3",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "l2-data",
+        "--no-shrink",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(out.join("repro-tiny-seed3.json").is_file());
+    assert!(!out.join("repro-tiny-seed3-min.asm").exists());
+    assert!(!stdout(&o).contains("shrunk:"), "{}", stdout(&o));
+}
+
+/// `replay`: 1 while the mismatch reproduces (full or shrunk program), 0
+/// once reference and DUT agree, 2 for a file it cannot use, with the file
+/// and the field named.
+#[test]
+fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
+    let out = temp_file("replay", "x", "").with_file_name("out");
+    let o = cosim(&[
+        "--seed",
+        "21",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "l2-data",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let path = out.join("repro-tiny-seed21.json");
+    let p = path.to_str().unwrap();
+    for args in [vec!["replay", p], vec!["replay", "--min", p]] {
+        let o = cosim(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{args:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains("reproduces: the same mismatch (l2-writes/MEM/data)"));
+    }
+    let original: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let variant = |name: &str, change: &dyn Fn(&mut Value)| {
+        let mut v = original.clone();
+        change(&mut v);
+        temp_file("replay", name, &serde_json::to_string(&v).unwrap())
+    };
+    // The fault "fixed": the DUT is the plain RTL.
+    let fixed = variant("fixed.json", &|v| v["inject_fault"] = Value::Null);
+    let o = cosim(&["replay", fixed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("no longer reproduces"),
+        "{}",
+        stdout(&o)
+    );
+    // Malformed files.
+    let bad_field = variant("bad-field.json", &|v| {
+        v["gen_options"]["hazard_pct"] = "many".into()
+    });
+    let bad_item = variant("bad-item.json", &|v| {
+        v["program"]["items"][1] = serde_json::json!({"instr": "0xnothex"})
+    });
+    let not_json = temp_file("replay", "not.json", "{ this is not JSON");
+    for (file, says) in [
+        (&bad_field, "field `gen_options.hazard_pct`"),
+        (&bad_item, "field `program.items[1].instr`"),
+        (&not_json, "not JSON"),
+        (&out.join("missing.json"), "cannot read"),
+    ] {
+        let o = cosim(&["replay", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{file:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(file.to_str().unwrap()),
+            "the file is named: {err}"
+        );
+        assert!(err.contains(says), "{err}");
+    }
 }
 
 /// An injected hang or panic stops the campaign at its second seed: exit
@@ -343,4 +468,290 @@ fn gen_prints_a_program_that_assembles() {
         .filter(|l| l.starts_with("0x"))
         .count();
     assert_eq!(count, 25);
+}
+
+// ----- JUnit ----------------------------------------------------------------
+
+/// An XML element as the tiny parser below reads it.
+#[derive(Debug)]
+struct Element {
+    name: String,
+    attrs: Vec<(String, String)>,
+    children: Vec<Element>,
+    text: String,
+}
+
+impl Element {
+    fn attr(&self, name: &str) -> &str {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("<{}> has no {name}", self.name))
+    }
+
+    fn all(&self, name: &str) -> Vec<&Element> {
+        self.children.iter().filter(|c| c.name == name).collect()
+    }
+}
+
+/// A strict reader for the subset of XML the JUnit writer uses (a prolog,
+/// elements, attributes in double quotes, text, the five entities and
+/// numeric references): panics on anything else, so a malformed document
+/// fails the test.
+fn parse_xml(doc: &str) -> Element {
+    let rest = doc
+        .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        .expect("an XML prolog");
+    let mut p = XmlParser {
+        s: rest.as_bytes(),
+        i: 0,
+    };
+    p.skip_space();
+    let root = p.element();
+    p.skip_space();
+    assert_eq!(p.i, p.s.len(), "text after the root element");
+    root
+}
+
+struct XmlParser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl XmlParser<'_> {
+    fn peek(&self) -> u8 {
+        *self.s.get(self.i).expect("unexpected end of document")
+    }
+
+    fn eat(&mut self, what: &str) {
+        assert!(
+            self.s[self.i..].starts_with(what.as_bytes()),
+            "expected `{what}` at byte {}",
+            self.i
+        );
+        self.i += what.len();
+    }
+
+    fn skip_space(&mut self) {
+        while self.i < self.s.len() && self.peek().is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn name(&mut self) -> String {
+        let start = self.i;
+        while self.peek().is_ascii_alphanumeric() || b"_-.:".contains(&self.peek()) {
+            self.i += 1;
+        }
+        assert!(self.i > start, "a name expected at byte {start}");
+        String::from_utf8(self.s[start..self.i].to_vec()).unwrap()
+    }
+
+    /// Text up to `end` (not included), entities decoded.
+    fn chars_until(&mut self, end: u8) -> String {
+        let start = self.i;
+        while self.peek() != end {
+            self.i += 1;
+        }
+        let raw = std::str::from_utf8(&self.s[start..self.i]).unwrap();
+        unescape(raw)
+    }
+
+    fn element(&mut self) -> Element {
+        self.eat("<");
+        let name = self.name();
+        let mut attrs = Vec::new();
+        loop {
+            self.skip_space();
+            match self.peek() {
+                b'/' => {
+                    self.eat("/>");
+                    return Element {
+                        name,
+                        attrs,
+                        children: Vec::new(),
+                        text: String::new(),
+                    };
+                }
+                b'>' => {
+                    self.eat(">");
+                    break;
+                }
+                _ => {
+                    let key = self.name();
+                    self.eat("=\"");
+                    let start = self.i;
+                    let value = self.chars_until(b'"');
+                    assert!(
+                        !self.s[start..self.i].contains(&b'<'),
+                        "`<` in an attribute"
+                    );
+                    self.eat("\"");
+                    assert!(attrs.iter().all(|(k, _)| *k != key), "{key} twice");
+                    attrs.push((key, value));
+                }
+            }
+        }
+        let mut children = Vec::new();
+        let mut text = String::new();
+        loop {
+            text.push_str(&self.chars_until(b'<'));
+            if self.s[self.i..].starts_with(b"</") {
+                self.eat("</");
+                let closing = self.name();
+                assert_eq!(closing, name, "mismatched closing tag");
+                self.eat(">");
+                return Element {
+                    name,
+                    attrs,
+                    children,
+                    text,
+                };
+            }
+            children.push(self.element());
+        }
+    }
+}
+
+fn unescape(raw: &str) -> String {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let semi = rest[amp..].find(';').expect("an unterminated entity") + amp;
+        let entity = &rest[amp + 1..semi];
+        out.push(match entity {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let code = match entity.strip_prefix("#x") {
+                    Some(hex) => u32::from_str_radix(hex, 16),
+                    None => entity.strip_prefix('#').expect("a known entity").parse(),
+                }
+                .unwrap();
+                char::from_u32(code).unwrap()
+            }
+        });
+        rest = &rest[semi + 1..];
+    }
+    out.push_str(rest);
+    for c in out.chars() {
+        assert!(
+            (c as u32) >= 0x20 || "\n\r\t".contains(c),
+            "control character {c:?} in XML text"
+        );
+    }
+    out
+}
+
+#[test]
+fn the_xml_reader_of_these_tests_rejects_what_it_should() {
+    let prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+    let e = parse_xml(&format!(
+        "{prolog}<a x=\"1 &amp; &lt;2&gt;\"><b/>t&#10;&apos;</a>"
+    ));
+    assert_eq!((e.attr("x"), e.text.as_str()), ("1 & <2>", "t\n'"));
+    for bad in [
+        "<a></b>",
+        "<a x=\"1\">",
+        "<a>&bogus;</a>",
+        "<a x=1/>",
+        "<a/>junk",
+        "<a x=\"<\"/>",
+        "<a>&#1;</a>",
+    ] {
+        let doc = format!("{prolog}{bad}");
+        assert!(
+            std::panic::catch_unwind(|| parse_xml(&doc)).is_err(),
+            "accepted {bad}"
+        );
+    }
+}
+
+#[test]
+fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
+    let xml = temp_file("junit", "x", "").with_file_name("mismatch.xml");
+    let out = xml.with_file_name("out");
+    let o = cosim(&[
+        "--seed",
+        "8",
+        "--count",
+        "2",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "l2-data",
+        "--out",
+        out.to_str().unwrap(),
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let doc = parse_xml(&std::fs::read_to_string(&xml).unwrap());
+    assert_eq!(doc.name, "testsuites");
+    assert_eq!((doc.attr("tests"), doc.attr("failures")), ("2", "2"));
+    let suites = doc.all("testsuite");
+    assert_eq!(suites.len(), 1);
+    let cases = suites[0].all("testcase");
+    assert_eq!(cases.len(), 2);
+    for (case, seed) in cases.iter().zip([8, 9]) {
+        assert_eq!(case.attr("classname"), "tiny");
+        assert_eq!(case.attr("name"), format!("seed {seed}"));
+        let failure = &case.all("failure")[0];
+        assert!(failure
+            .attr("message")
+            .starts_with("MISMATCH l2-writes at seq "));
+        assert_eq!(failure.attr("type"), "l2-writes/MEM/data");
+        let repro = out.join(format!("repro-tiny-seed{seed}.json"));
+        let min = out.join(format!("repro-tiny-seed{seed}-min.asm"));
+        for path in [&repro, &min] {
+            assert!(path.is_file());
+            assert!(
+                failure.text.contains(path.to_str().unwrap()),
+                "{}",
+                failure.text
+            );
+        }
+        // The report itself, markup characters and all, survives escaping.
+        assert!(failure.text.contains("] <- "), "{}", failure.text);
+    }
+}
+
+#[test]
+fn junit_reports_an_infrastructure_error_as_an_error() {
+    let xml = temp_file("junit-error", "x", "").with_file_name("hang.xml");
+    let o = cosim(&[
+        "--seed",
+        "5",
+        "--count",
+        "4",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "hang",
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let doc = parse_xml(&std::fs::read_to_string(&xml).unwrap());
+    assert_eq!(
+        (doc.attr("tests"), doc.attr("failures"), doc.attr("errors")),
+        ("2", "0", "1")
+    );
+    let cases = doc.all("testsuite")[0].all("testcase");
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0].attr("name"), "seed 5");
+    assert!(cases[0].children.is_empty(), "seed 5 passed");
+    assert_eq!(cases[1].attr("name"), "seed 6");
+    let error = &cases[1].all("error")[0];
+    assert_eq!(error.attr("type"), "infrastructure");
+    assert!(
+        error.attr("message").contains("watchdog"),
+        "{}",
+        error.attr("message")
+    );
 }

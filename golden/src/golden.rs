@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::state::State;
 use crate::tables::Tables;
+use crate::timing::{self, Latched, Timeline, TimingParams};
 
 /// The AXI-Lite address is 12 bits wide.
 const REG_SPACE: u32 = 0x1000;
@@ -60,6 +61,9 @@ impl Regs {
 pub struct Golden {
     state: State,
     regs: Regs,
+    /// The timing part (docs/timing.md); `None`: untimed, events carry no
+    /// cycles.
+    timing: Option<Timeline>,
 }
 
 impl Default for Golden {
@@ -74,7 +78,22 @@ impl Golden {
         Golden {
             state: State::new(config.l2_words),
             regs: Regs::default(),
+            timing: None,
         }
+    }
+
+    /// A model that also predicts every latch, start and retire cycle and the
+    /// status register in every cycle, for ideal I/O with `params`.
+    pub fn with_timing(config: GoldenConfig, params: TimingParams) -> Golden {
+        Golden {
+            timing: Some(Timeline::new(params)),
+            ..Golden::new(config)
+        }
+    }
+
+    /// The timing part, when the model has one.
+    pub fn timeline(&self) -> Option<&Timeline> {
+        self.timing.as_ref()
     }
 
     /// Both shape tables as they stand (for footprint computation).
@@ -91,14 +110,42 @@ impl Golden {
     fn run(&mut self, word: u64) {
         let seq = self.regs.next_seq;
         self.regs.next_seq = seq.wrapping_add(1);
+        let decoded = isa::decode(word);
+        let legal = match &decoded {
+            Decoded::Legal(instr) => Some(instr),
+            Decoded::Illegal { .. } => None,
+        };
+        let latch = self
+            .timing
+            .as_mut()
+            .map(|t| t.latch_cycle(legal.map(timing::engine_of)));
         self.state.record(Event::Latch {
             seq,
             word,
-            cycle: None,
+            cycle: latch,
         });
-        let code = match isa::decode(word) {
-            Decoded::Legal(instr) => exec::execute(&mut self.state, seq, &instr),
+        let code = match &decoded {
+            Decoded::Legal(instr) => exec::execute(&mut self.state, seq, instr),
             Decoded::Illegal { reason, .. } => reason.error_code(),
+        };
+        // Execution changes no table an instruction's own footprint or
+        // latency depends on (a MEMSET's footprint is its target entry), so
+        // both can be taken after it.
+        let prediction = match (self.timing.as_mut(), latch) {
+            (Some(t), Some(latch)) => {
+                let tables = &self.state.tables;
+                let item = Latched {
+                    seq,
+                    instr: legal,
+                    footprint: legal.map(|i| crate::footprint::footprint(i, tables)),
+                    busy: legal.map_or(0, |i| {
+                        timing::engine_busy_cycles(i, tables, code, t.params().host_latency)
+                    }),
+                    code,
+                };
+                Some(t.schedule(latch, item))
+            }
+            _ => None,
         };
         self.regs.retired = self.regs.retired.wrapping_add(1);
         self.regs.last_code = Some(code);
@@ -109,8 +156,19 @@ impl Golden {
             seq,
             opcode: isa::opcode_bits(word),
             err: code.bits(),
-            cycle: None,
+            cycle: prediction.map(|p| p.retire),
+            start: prediction.and_then(|p| p.start),
         });
+    }
+}
+
+impl Golden {
+    /// The RTL writes shape tables and e_max through a backdoor port, one
+    /// cycle each (docs/build.md); the timing part keeps in step.
+    fn backdoor_port_cycle(&mut self) {
+        if let Some(t) = self.timing.as_mut() {
+            t.idle(1);
+        }
     }
 }
 
@@ -155,6 +213,9 @@ impl NpuModel for Golden {
     fn reset(&mut self) -> Result<(), ModelError> {
         self.state.reset();
         self.regs = Regs::default();
+        if let Some(t) = self.timing.as_mut() {
+            t.reset();
+        }
         Ok(())
     }
 
@@ -201,6 +262,7 @@ impl NpuModel for Golden {
         entry: ShapeEntry,
     ) -> Result<(), ModelError> {
         self.state.tables.table_mut(table)[check_index(index)?] = entry;
+        self.backdoor_port_cycle();
         Ok(())
     }
 
@@ -210,11 +272,22 @@ impl NpuModel for Golden {
 
     fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
         self.state.e_max = value;
+        self.backdoor_port_cycle();
         Ok(())
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
         check_reg_offset(offset)?;
+        match offset {
+            reg::INSTR_HI => {}
+            _ => {
+                let clears = offset == reg::STATUS;
+                let next_seq = self.regs.next_seq;
+                if let Some(t) = self.timing.as_mut() {
+                    t.reg_access(clears, next_seq);
+                }
+            }
+        }
         match offset {
             reg::INSTR_LO => self.regs.instr_lo = value,
             reg::INSTR_HI => {
@@ -232,6 +305,9 @@ impl NpuModel for Golden {
 
     fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
         check_reg_offset(offset)?;
+        if let Some(t) = self.timing.as_mut() {
+            t.reg_access(false, self.regs.next_seq);
+        }
         Ok(match offset {
             reg::INSTR_LO => (self.regs.instr_lo, AxiResp::Okay),
             reg::INSTR_HI => (self.regs.instr_hi, AxiResp::Okay),
@@ -241,8 +317,12 @@ impl NpuModel for Golden {
         })
     }
 
-    /// Nothing to do: every latched instruction has already retired.
-    fn idle(&mut self, _cycles: u32) -> Result<(), ModelError> {
+    /// Every latched instruction has already retired; only the timing
+    /// part's clock moves.
+    fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
+        if let Some(t) = self.timing.as_mut() {
+            t.idle(cycles);
+        }
         Ok(())
     }
 
@@ -253,6 +333,10 @@ impl NpuModel for Golden {
 
     fn take_events(&mut self) -> Vec<Event> {
         self.state.take_events()
+    }
+
+    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+        self.timing.as_ref().map(Timeline::status_timeline)
     }
 }
 

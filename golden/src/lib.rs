@@ -7,8 +7,10 @@ pub mod footprint;
 pub mod golden;
 pub mod isa;
 pub mod model;
+pub mod numerics;
 pub mod state;
 pub mod tables;
+pub mod timing;
 
 pub use golden::{Golden, GoldenConfig};
 pub use tables::Tables;

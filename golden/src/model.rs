@@ -131,12 +131,15 @@ pub enum Event {
         word: u64,
         cycle: Option<u64>,
     },
-    /// The instruction retired with `err` (raw 4-bit code).
+    /// The instruction retired with `err` (raw 4-bit code) in `cycle`;
+    /// `start` is the cycle its engine started it (`None` for an illegal
+    /// word, which no engine runs, and for untimed models).
     Retire {
         seq: u32,
         opcode: u8,
         err: u8,
         cycle: Option<u64>,
+        start: Option<u64>,
     },
     /// An L2 word written; `mask` bit i enables BF16 element i.
     L2Write {
@@ -245,6 +248,14 @@ pub trait NpuModel {
 
     /// Events observed since the last call, oldest first.
     fn take_events(&mut self) -> Vec<Event>;
+
+    /// The status register's value over time since reset, as (cycle, value)
+    /// at cycle 0 and at every cycle where it changed; `None` for a model
+    /// without a notion of time. A timed model's list covers every cycle it
+    /// has simulated or predicted; the last value holds from then on.
+    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+        None
+    }
 
     /// Issues one instruction: low word to 0x00, then high word to 0x04.
     fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {

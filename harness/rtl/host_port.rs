@@ -1,41 +1,103 @@
 //! The harness side of the ACP port: host memory and the responder that
 //! serves the RTL's requests, one response per request, in order.
+//!
+//! Two kinds of I/O timing (docs/timing.md): *ideal*, a fixed latency and a
+//! request channel that is always ready, under which retire cycles are
+//! predicted exactly; and *stall*, where a seeded schedule withholds
+//! `req_ready` and adds random extra latency, under which results must stay
+//! exact and the retire order must obey the ordering rules.
 
 use std::collections::VecDeque;
 
 use pccx_golden::model::{Word, HOST_WORDS};
+
+use crate::models::IDEAL_HOST_LATENCY;
+use crate::stimulus::Rng;
+
+/// A seeded schedule of host-side stalls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StallSchedule {
+    pub seed: u64,
+    /// Chance, in percent, that the request channel is not ready in a cycle.
+    pub not_ready_pct: u32,
+    /// Largest extra latency added to a response, in cycles.
+    pub max_extra_latency: u32,
+}
 
 /// When the responder accepts requests and how long responses take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostTiming {
     /// Cycles from an accepted request to its response being offered (>= 1).
     pub latency: u32,
+    /// `None`: ideal I/O.
+    pub stall: Option<StallSchedule>,
 }
 
 impl Default for HostTiming {
     fn default() -> Self {
-        HostTiming { latency: 4 }
+        HostTiming {
+            latency: IDEAL_HOST_LATENCY,
+            stall: None,
+        }
+    }
+}
+
+impl HostTiming {
+    /// Stall-mode I/O from `seed` (its own stream, independent of the program).
+    pub fn stalled(seed: u64) -> HostTiming {
+        HostTiming {
+            latency: IDEAL_HOST_LATENCY,
+            stall: Some(StallSchedule {
+                seed,
+                not_ready_pct: 30,
+                max_extra_latency: 12,
+            }),
+        }
     }
 }
 
 pub struct HostPort {
     pub mem: Vec<Word>,
-    pub timing: HostTiming,
+    timing: HostTiming,
+    rng: Rng,
     /// (cycle from which the response may be offered, read data)
     pending: VecDeque<(u64, Word)>,
 }
 
 impl HostPort {
     pub fn new(timing: HostTiming) -> Self {
-        HostPort {
+        let mut port = HostPort {
             mem: vec![0; HOST_WORDS as usize],
             timing,
+            rng: Rng::new(0),
             pending: VecDeque::new(),
-        }
+        };
+        port.restart();
+        port
     }
 
-    pub fn clear_pending(&mut self) {
+    pub fn timing(&self) -> HostTiming {
+        self.timing
+    }
+
+    pub fn set_timing(&mut self, timing: HostTiming) {
+        self.timing = timing;
+        self.restart();
+    }
+
+    /// Drops pending responses and restarts the stall schedule (at reset).
+    pub fn restart(&mut self) {
         self.pending.clear();
+        self.rng = Rng::new(self.timing.stall.map_or(0, |s| s.seed));
+    }
+
+    /// Whether the request channel is ready in this cycle (drawn once per
+    /// cycle, in cycle order, so the schedule is a function of the seed).
+    pub fn request_ready(&mut self) -> bool {
+        match self.timing.stall {
+            None => true,
+            Some(s) => !self.rng.percent(s.not_ready_pct),
+        }
     }
 
     /// The response to offer in `cycle`, if one is due.
@@ -61,7 +123,13 @@ impl HostPort {
         } else {
             *slot
         };
-        self.pending
-            .push_back((cycle + u64::from(self.timing.latency.max(1)), read));
+        let extra = match self.timing.stall {
+            None => 0,
+            Some(s) => self.rng.below(u64::from(s.max_extra_latency) + 1),
+        };
+        let due = cycle + u64::from(self.timing.latency.max(1)) + extra;
+        // Responses stay in order.
+        let due = self.pending.back().map_or(due, |(last, _)| due.max(*last));
+        self.pending.push_back((due, read));
     }
 }

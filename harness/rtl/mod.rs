@@ -9,6 +9,7 @@
 mod ffi;
 pub mod host_port;
 
+use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 
 use pccx_golden::model::{
@@ -16,8 +17,10 @@ use pccx_golden::model::{
 };
 
 use crate::config::HwConfig;
-use ffi::{pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_L2W, PCCX_NUM_RETIRE};
-pub use host_port::{HostPort, HostTiming};
+use ffi::{
+    pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_ENGINES, PCCX_NUM_L2W, PCCX_NUM_RETIRE,
+};
+pub use host_port::{HostPort, HostTiming, StallSchedule};
 
 /// Cycles without any observable progress after which a wait is declared a
 /// hang. Every accepted handshake, latch, write or retire counts as progress.
@@ -41,6 +44,10 @@ pub struct RtlModel {
     longest_response_wait: u64,
     /// (sequence number, cycle) of every retire since reset, in cycle order.
     retire_log: Vec<(u32, u64)>,
+    /// Start cycle of every started, not yet retired instruction.
+    started: HashMap<u32, u64>,
+    /// (cycle, status) at cycle 0 and at every change since reset.
+    status_changes: Vec<(u64, u32)>,
 }
 
 /// The names of the configurations compiled into this binary.
@@ -87,6 +94,8 @@ impl RtlModel {
             idle_since_progress: 0,
             longest_response_wait: 0,
             retire_log: Vec::new(),
+            started: HashMap::new(),
+            status_changes: Vec::new(),
         };
         model.reset().map_err(|e| e.to_string())?;
         Ok(model)
@@ -99,6 +108,15 @@ impl RtlModel {
     /// Cycles simulated since the last reset.
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// Changes the host I/O timing (takes effect from the next reset on).
+    pub fn set_host_timing(&mut self, timing: HostTiming) {
+        self.host.set_timing(timing);
+    }
+
+    pub fn host_timing(&self) -> HostTiming {
+        self.host.timing()
     }
 
     pub fn set_watchdog(&mut self, cycles: u64) {
@@ -124,7 +142,7 @@ impl RtlModel {
     /// and records what the observation ports show.
     fn tick(&mut self) {
         let response = self.host.response(self.cycle);
-        self.inputs.acp_req_ready = 1;
+        self.inputs.acp_req_ready = u8::from(self.host.request_ready());
         self.inputs.acp_rsp_valid = u8::from(response.is_some());
         self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
         let tick = self.ops.tick.expect("shim tick");
@@ -137,6 +155,19 @@ impl RtlModel {
     fn observe(&mut self) {
         let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
         let mut progress = false;
+        if self
+            .status_changes
+            .last()
+            .is_none_or(|&(_, v)| v != o.status)
+        {
+            self.status_changes.push((cycle, o.status));
+        }
+        for e in 0..PCCX_NUM_ENGINES as usize {
+            if o.start_valid[e] != 0 {
+                self.started.insert(o.start_seq[e], cycle);
+                progress = true;
+            }
+        }
         if o.acp_req_valid != 0 && i.acp_req_ready != 0 {
             let data = join(o.acp_req_wdata);
             let write = o.acp_req_write != 0;
@@ -204,6 +235,7 @@ impl RtlModel {
                     opcode: o.ret_op[p],
                     err: o.ret_err[p],
                     cycle: Some(cycle),
+                    start: self.started.remove(&o.ret_seq[p]),
                 });
                 self.retired += 1;
                 self.retire_log.push((o.ret_seq[p], cycle));
@@ -339,7 +371,9 @@ impl NpuModel for RtlModel {
         self.inputs = pccx_inputs::default();
         self.outputs = pccx_outputs::default();
         self.cycle = 0;
-        self.host.clear_pending();
+        self.host.restart();
+        self.started.clear();
+        self.status_changes.clear();
         self.events.clear();
         self.latched = 0;
         self.retired = 0;
@@ -494,5 +528,9 @@ impl NpuModel for RtlModel {
 
     fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+
+    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+        Some(self.status_changes.clone())
     }
 }

@@ -37,6 +37,11 @@ void *create() {
 
 void destroy(void *sim) {
   Sim *s = static_cast<Sim *>(sim);
+  // Verilator (5.006) erases a model's scopes from the *thread's* current
+  // context, which is the most recently created one. Make it this model's,
+  // or destroying a model after another one was made and destroyed in the
+  // same thread touches the freed context (a hang on its mutex).
+  Verilated::threadContextp(s->context.get());
   s->top->final();
   delete s;
 }
@@ -117,6 +122,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->latch_valid = top->tr_latch_valid;
   out->latch_seq = top->tr_latch_seq;
   out->latch_word = top->tr_latch_word;
+  for (int e = 0; e < PCCX_NUM_ENGINES; e++) {
+    out->start_valid[e] = (top->tr_start_valid >> e) & 1;
+    out->start_seq[e] = top->tr_start_seq[e];
+  }
   for (int p = 0; p < PCCX_NUM_RETIRE; p++) {
     out->ret_valid[p] = (top->tr_ret_valid >> p) & 1;
     out->ret_seq[p] = top->tr_ret_seq[p];

@@ -18,6 +18,7 @@ extern "C" {
 
 #define PCCX_NUM_RETIRE 6 /* engines 0..4 (GEMV GEMM MEM MEMSET CVO), 5 decoder */
 #define PCCX_NUM_L2W 1    /* observed L2 write ports: 0 MEM dispatcher */
+#define PCCX_NUM_ENGINES 5 /* GEMV GEMM MEM MEMSET CVO */
 
 typedef struct pccx_inputs {
   /* AXI-Lite master side */
@@ -60,6 +61,8 @@ typedef struct pccx_outputs {
   uint8_t latch_valid;
   uint32_t latch_seq;
   uint64_t latch_word;
+  uint8_t start_valid[PCCX_NUM_ENGINES];
+  uint32_t start_seq[PCCX_NUM_ENGINES];
   uint8_t ret_valid[PCCX_NUM_RETIRE];
   uint32_t ret_seq[PCCX_NUM_RETIRE];
   uint8_t ret_op[PCCX_NUM_RETIRE];

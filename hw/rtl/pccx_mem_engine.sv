@@ -11,11 +11,14 @@
 //
 // Length, range checks and errors are evaluated in the start cycle from the
 // fmap entry; an error or an empty copy retires in the next cycle.
+// EXTRA_CYCLE = 1 spends one more cycle before every retire (a deliberate
+// timing bug that only the timing tests build).
 module pccx_mem_engine
   import pccx_pkg::*;
 #(
   parameter int L2_WORDS = 114688,
-  parameter int SW = 6
+  parameter int SW = 6,
+  parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
@@ -50,9 +53,12 @@ module pccx_mem_engine
   output logic          acp_rsp_ready,
   input  logic [127:0]  acp_rsp_rdata
 );
-  typedef enum logic [2:0] {
-    S_IDLE, S_H2L, S_L2H_READ, S_L2H_REQ, S_L2H_ACKS, S_L2L_READ, S_L2L_WRITE, S_RETIRE
+  typedef enum logic [3:0] {
+    S_IDLE, S_H2L, S_L2H_READ, S_L2H_REQ, S_L2H_ACKS, S_L2L_READ, S_L2L_WRITE, S_SKEW, S_RETIRE
   } state_e;
+
+  // The state that ends an instruction.
+  localparam state_e S_DONE = EXTRA_CYCLE ? S_SKEW : S_RETIRE;
 
   state_e      state;
   logic [16:0] src, dst;
@@ -142,7 +148,7 @@ module pccx_mem_engine
           n_rsp      <= '0;
           descending <= start_word[57:41] > start_word[40:24];
           err        <= s_err;
-          if (s_err != ERR_OK || s_len == 64'd0) state <= S_RETIRE;
+          if (s_err != ERR_OK || s_len == 64'd0) state <= S_DONE;
           else if (s_from_host)                  state <= S_H2L;
           else if (s_to_host)                    state <= S_L2H_READ;
           else                                   state <= S_L2L_READ;
@@ -154,7 +160,7 @@ module pccx_mem_engine
             wbuf_addr  <= dst + n_rsp[16:0];
             wbuf_data  <= acp_rsp_rdata;
             n_rsp      <= n_rsp + 18'd1;
-            if (n_rsp == len - 18'd1) state <= S_RETIRE;
+            if (n_rsp == len - 18'd1) state <= S_DONE;
           end
         end
         S_L2H_READ, S_L2H_REQ, S_L2H_ACKS: begin
@@ -164,13 +170,14 @@ module pccx_mem_engine
             n_req <= n_req + 18'd1;
             state <= (n_req == len - 18'd1) ? S_L2H_ACKS : S_L2H_READ;
           end
-          if (state == S_L2H_ACKS && (n_rsp + 18'(rsp_fire) == len)) state <= S_RETIRE;
+          if (state == S_L2H_ACKS && (n_rsp + 18'(rsp_fire) == len)) state <= S_DONE;
         end
         S_L2L_READ: state <= S_L2L_WRITE;
         S_L2L_WRITE: begin
           n_req <= n_req + 18'd1;
-          state <= (n_req == len - 18'd1) ? S_RETIRE : S_L2L_READ;
+          state <= (n_req == len - 18'd1) ? S_DONE : S_L2L_READ;
         end
+        S_SKEW:   state <= S_RETIRE;
         S_RETIRE: state <= S_IDLE;
         default:  state <= S_IDLE;
       endcase

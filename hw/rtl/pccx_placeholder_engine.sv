@@ -1,11 +1,13 @@
 // pccx_placeholder_engine: stands in for GEMV, GEMM and CVO until their
 // engines land (docs/semantics.md section 11). It takes its instruction
 // through the same FIFO and scheduler as the real engine will, and retires
-// it in the next cycle with ERR_UNIMPLEMENTED and no effect.
+// it in the next cycle with ERR_UNIMPLEMENTED and no effect. EXTRA_CYCLE = 1
+// retires one cycle later (a deliberate timing bug for the timing tests).
 module pccx_placeholder_engine
   import pccx_pkg::*;
 #(
-  parameter int SW = 6
+  parameter int SW = 6,
+  parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
@@ -20,10 +22,10 @@ module pccx_placeholder_engine
   output logic [3:0]    ret_err,
   output logic [SW-1:0] ret_slot
 );
-  logic busy;
+  logic [1:0] phase;  // cycles left until the retire; 0 = idle
 
-  assign idle      = !busy;
-  assign ret_valid = busy;
+  assign idle      = (phase == 2'd0);
+  assign ret_valid = (phase == 2'd1);
   assign ret_err   = ERR_UNIMPLEMENTED;
 
   /* verilator lint_off UNUSED */
@@ -33,13 +35,14 @@ module pccx_placeholder_engine
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      busy     <= 1'b0;
+      phase    <= 2'd0;
       ret_seq  <= '0;
       ret_op   <= '0;
       ret_slot <= '0;
     end else begin
-      busy <= start;
+      if (phase != 2'd0) phase <= phase - 2'd1;
       if (start) begin
+        phase    <= EXTRA_CYCLE ? 2'd2 : 2'd1;
         ret_seq  <= start_seq;
         ret_op   <= start_word[63:60];
         ret_slot <= start_slot;

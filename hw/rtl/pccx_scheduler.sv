@@ -17,6 +17,9 @@ module pccx_scheduler
   import pccx_pkg::*;
 #(
   parameter int FIFO_DEPTH = 8,
+  // 1: illegal encodings retire two cycles after their latch instead of one
+  // (a deliberate timing bug that only the timing tests build).
+  parameter bit DECODER_EXTRA_CYCLE = 1'b0,
   localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
   localparam int SW = $clog2(NSLOT)
 ) (
@@ -50,6 +53,7 @@ module pccx_scheduler
   logic [31:0]      slot_seq  [NSLOT];
   logic [NSLOT-1:0] dep       [NSLOT];  // dep[i][j]: slot i waits for slot j
   logic [31:0]      next_seq;
+  logic             dec_ret_late;  // DECODER_EXTRA_CYCLE: retire next cycle
 
   // ---- decode the word being latched --------------------------------------
   logic [3:0] lat_err;
@@ -153,11 +157,13 @@ module pccx_scheduler
       slot_valid    <= '0;
       next_seq      <= '0;
       dec_ret_valid <= 1'b0;
+      dec_ret_late  <= 1'b0;
       dec_ret_seq   <= '0;
       dec_ret_op    <= '0;
       dec_ret_err   <= '0;
     end else begin
-      dec_ret_valid <= 1'b0;
+      dec_ret_valid <= dec_ret_late;
+      dec_ret_late  <= 1'b0;
       for (int i = 0; i < NSLOT; i++) dep[i] <= dep[i] & ~retiring;
       slot_valid <= slot_valid & ~retiring;
       if (lat_fire) begin
@@ -170,7 +176,8 @@ module pccx_scheduler
         end else begin
           // Illegal encodings retire from the decoder one cycle after their
           // latch: no effect, so nothing to order them against.
-          dec_ret_valid <= 1'b1;
+          dec_ret_valid <= !DECODER_EXTRA_CYCLE;
+          dec_ret_late  <= DECODER_EXTRA_CYCLE;
           dec_ret_seq   <= next_seq;
           dec_ret_op    <= lat_word[63:60];
           dec_ret_err   <= lat_err;

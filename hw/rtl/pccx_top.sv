@@ -10,6 +10,10 @@ module pccx_top
 #(
   parameter int L2_WORDS = 114688,
   parameter int FIFO_DEPTH = 8,
+  // Test-only: bit e adds one cycle to engine e's latency, bit 5 to the
+  // decoder's retire of illegal words. Deliberate timing bugs, built only by
+  // the timing tests (hw/configs/skew_*.cfg) to prove the timing check fires.
+  parameter int TIMING_SKEW = 0,
   localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
   localparam int SW = $clog2(NSLOT)
 ) (
@@ -63,6 +67,8 @@ module pccx_top
   output logic         tr_emax_valid,
   output logic [15:0]  tr_emax_value,
   output logic [31:0]  tr_emax_seq,
+  output logic [NUM_ENGINES-1:0]    tr_start_valid,  // engine e starts an instruction
+  output logic [32*NUM_ENGINES-1:0] tr_start_seq,
   output logic [31:0]  status_o,
   // backdoor write ports (simulation only; the harness uses them while idle)
   input  logic         bd_tbl_we,
@@ -96,7 +102,7 @@ module pccx_top
   logic [3:0]    ret_err [NUM_RETIRE];
   logic [NUM_RETIRE-1:0] ret_valid;
 
-  pccx_scheduler #(.FIFO_DEPTH(FIFO_DEPTH)) u_sched (
+  pccx_scheduler #(.FIFO_DEPTH(FIFO_DEPTH), .DECODER_EXTRA_CYCLE(TIMING_SKEW[RET_DECODER])) u_sched (
     .clk, .rst_n,
     .lat_valid, .lat_word, .lat_ready, .lat_fire, .lat_seq,
     .fmap, .weight,
@@ -151,7 +157,7 @@ module pccx_top
   );
 
   // ---- engines ------------------------------------------------------------------
-  pccx_mem_engine #(.L2_WORDS(L2_WORDS), .SW(SW)) u_mem (
+  pccx_mem_engine #(.L2_WORDS(L2_WORDS), .SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
     .clk, .rst_n,
     .start (eng_start[ENG_MEM]), .start_word (eng_word[ENG_MEM]),
     .start_seq (eng_seq[ENG_MEM]), .start_slot (eng_slot[ENG_MEM]),
@@ -167,7 +173,7 @@ module pccx_top
   );
   assign acp_req_seq = ret_seq[ENG_MEM];
 
-  pccx_memset_engine #(.SW(SW)) u_memset (
+  pccx_memset_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEMSET])) u_memset (
     .clk, .rst_n,
     .start (eng_start[ENG_MEMSET]), .start_word (eng_word[ENG_MEMSET]),
     .start_seq (eng_seq[ENG_MEMSET]), .start_slot (eng_slot[ENG_MEMSET]),
@@ -180,7 +186,7 @@ module pccx_top
   // GEMV, GEMM and CVO: placeholders until their engines land.
   for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_placeholder
     if (e == ENG_GEMV || e == ENG_GEMM || e == ENG_CVO) begin : g_engine
-      pccx_placeholder_engine #(.SW(SW)) u_engine (
+      pccx_placeholder_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[e])) u_engine (
         .clk, .rst_n,
         .start (eng_start[e]), .start_word (eng_word[e]),
         .start_seq (eng_seq[e]), .start_slot (eng_slot[e]),
@@ -195,6 +201,10 @@ module pccx_top
   assign tr_latch_valid = lat_fire;
   assign tr_latch_seq   = lat_seq;
   assign tr_latch_word  = lat_word;
+  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_start_trace
+    assign tr_start_valid[e]        = eng_start[e];
+    assign tr_start_seq[32*e +: 32] = eng_seq[e];
+  end
   for (genvar p = 0; p < NUM_RETIRE; p++) begin : g_trace
     assign tr_ret_valid[p]        = ret_valid[p];
     assign tr_ret_seq[32*p +: 32] = ret_seq[p];

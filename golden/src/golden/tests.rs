@@ -63,6 +63,7 @@ fn retire(seq: u32, word: u64, err: ErrorCode) -> Event {
         opcode: (word >> 60) as u8,
         err: err.bits(),
         cycle: None,
+        start: None,
     }
 }
 

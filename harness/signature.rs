@@ -1,0 +1,252 @@
+//! Failure signatures: what kind of bug a mismatch looks like, without the
+//! particulars (sequence number, address, values) that differ from seed to
+//! seed. A campaign groups its failures by signature, and the shrinker keeps
+//! a case only while it still fails with the signature it started with.
+//!
+//! A signature is (check, engine, field): the check that fired, the engine
+//! the instruction's opcode goes to (`decoder` for an illegal word, `none`
+//! when the mismatch names no instruction), and which part of what the
+//! check compares differed ("data", "mask", "missing", "status.ERR").
+
+use crate::scoreboard::{CheckKind, Mismatch};
+use pccx_golden::isa::{self, Decoded, Opcode};
+use pccx_golden::model::reg;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature {
+    pub kind: CheckKind,
+    /// `GEMV`, `GEMM`, `MEM`, `MEMSET`, `CVO`, `decoder` or `none`.
+    pub engine: &'static str,
+    pub field: String,
+}
+
+impl Signature {
+    pub fn of(m: &Mismatch) -> Signature {
+        Signature {
+            kind: m.kind,
+            engine: m.word.map_or("none", engine_of),
+            field: field_of(m),
+        }
+    }
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.kind, self.engine, self.field)
+    }
+}
+
+/// The engine that executes `word`: the decoder retires illegal words
+/// itself.
+pub fn engine_of(word: u64) -> &'static str {
+    match isa::decode(word) {
+        Decoded::Legal(instr) => match instr.opcode() {
+            Opcode::Gemv => "GEMV",
+            Opcode::Gemm => "GEMM",
+            Opcode::Memcpy => "MEM",
+            Opcode::Memset => "MEMSET",
+            Opcode::Cvo => "CVO",
+        },
+        Decoded::Illegal { .. } => "decoder",
+    }
+}
+
+/// Which part of what the check compares differed. Read from the
+/// mismatch's detail, whose wording the scoreboard fixes (the tests of this
+/// module run the scoreboard, so a change of wording shows up there).
+fn field_of(m: &Mismatch) -> String {
+    use CheckKind as K;
+    let d = m.detail.as_str();
+    match m.kind {
+        K::L2Writes | K::HostWrites | K::ShapeWrites | K::EMaxWrites => write_field(d).into(),
+        K::FinalStatus => status_field(d),
+        K::Latch if d.contains(" again") => "duplicate".into(),
+        K::Latch => "word".into(),
+        K::RegResponse if m.seq.is_some() => "issue".into(),
+        K::RegResponse => "write".into(),
+        K::RetireOpcode => "opcode".into(),
+        K::RetireErr => "err".into(),
+        K::MissingRetire => "missing".into(),
+        K::ExtraRetire => "extra".into(),
+        K::WriteAfterRetire => "late".into(),
+        K::FinalL2 | K::FinalHost => "data".into(),
+        K::FinalTables => "entry".into(),
+        K::FinalRetiredCount => "count".into(),
+        _ => "value".into(),
+    }
+}
+
+/// Missing, extra, written a different number of times, or different.
+fn write_field(detail: &str) -> &'static str {
+    if detail.starts_with("missing write") {
+        "missing"
+    } else if detail.starts_with("extra write") {
+        "extra"
+    } else if detail.contains(" times by the reference") {
+        "count"
+    } else if detail.contains("element mask") {
+        "mask"
+    } else if detail.contains("data differs") {
+        "data"
+    } else {
+        "value"
+    }
+}
+
+/// `status.<field>` for the differing status bits (fields joined with `+`
+/// when several differ), `status.resp` when only the response did.
+fn status_field(detail: &str) -> String {
+    let bits = detail
+        .strip_prefix("status bits 0x")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
+    let Some(bits) = bits else {
+        return "status.resp".into();
+    };
+    let fields = [
+        (reg::STATUS_BUSY, "BUSY"),
+        (reg::STATUS_DONE, "DONE"),
+        (reg::STATUS_ERR, "ERR"),
+        (reg::STATUS_ERR_CODE_MASK, "err_code"),
+    ];
+    let known = fields.iter().fold(0, |m, f| m | f.0);
+    let mut names: Vec<&str> = fields
+        .iter()
+        .filter(|(mask, _)| bits & mask != 0)
+        .map(|f| f.1)
+        .collect();
+    if bits & !known != 0 {
+        names.push("reserved");
+    }
+    format!("status.{}", names.join("+"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::faults::{Fault, Faulty};
+    use crate::scoreboard::run_case;
+    use crate::stimulus::{GenOptions, TestCase};
+    use pccx_golden::asm::parse_program;
+    use pccx_golden::{Golden, GoldenConfig};
+
+    const L2_WORDS: u32 = 4096;
+
+    fn golden() -> Golden {
+        Golden::new(GoldenConfig { l2_words: L2_WORDS })
+    }
+
+    /// A MEMSET (seq 0), a host -> L2 copy (1), an L2 -> host copy (2), an
+    /// illegal word (3), a `.write` to the read-only 0x0C.
+    fn case() -> TestCase {
+        let program = parse_program(
+            "memset fmap[1] = (1, 2, 8)\n\
+             memcpy l2[16] <- host[256], shape=1\n\
+             memcpy host[512] <- l2[16], shape=1\n\
+             .word 0x5000000000000001\n\
+             .write 0x0c, 0x1\n",
+        )
+        .unwrap();
+        TestCase::directed(3, &GenOptions::new(0, L2_WORDS, 4), program)
+    }
+
+    fn signature(fault: Fault) -> String {
+        let mut dut = Faulty::new(golden(), fault);
+        let outcome = run_case(&case(), &mut golden(), &mut dut).unwrap();
+        let m = outcome
+            .first_mismatch
+            .unwrap_or_else(|| panic!("{fault:?} unnoticed"));
+        Signature::of(&m).to_string()
+    }
+
+    #[test]
+    fn each_fault_has_the_signature_of_what_it_broke() {
+        for (fault, want) in [
+            (Fault::L2Data { nth: 1, bit: 5 }, "l2-writes/MEM/data"),
+            (Fault::L2Mask { nth: 0, xor: 0x80 }, "l2-writes/MEM/mask"),
+            (Fault::DropL2 { nth: 1 }, "l2-writes/MEM/missing"),
+            (Fault::ExtraL2 { seq: 0, addr: 9 }, "l2-writes/MEMSET/extra"),
+            (Fault::HostData { nth: 0, bit: 1 }, "host-writes/MEM/data"),
+            (Fault::DropHost { nth: 0 }, "host-writes/MEM/missing"),
+            (
+                Fault::ShapeValue { nth: 0, xor: 1 },
+                "shape-writes/MEMSET/value",
+            ),
+            (
+                Fault::ExtraEMax { seq: 2, value: 1 },
+                "emax-writes/MEM/extra",
+            ),
+            (
+                Fault::RetireErr { nth: 3, xor: 1 },
+                "retire-err/decoder/err",
+            ),
+            (
+                Fault::RetireOpcode { nth: 0, xor: 1 },
+                "retire-opcode/MEMSET/opcode",
+            ),
+            (Fault::DropRetire { nth: 2 }, "missing-retire/MEM/missing"),
+            (
+                Fault::DuplicateRetire {
+                    nth: 1,
+                    later: false,
+                },
+                "extra-retire/MEM/extra",
+            ),
+            (Fault::LatchWord { nth: 1, xor: 2 }, "latch/MEM/word"),
+            (
+                Fault::DuplicateLatch {
+                    nth: 1,
+                    later: true,
+                },
+                "latch/MEM/duplicate",
+            ),
+            (Fault::LateL2 { nth: 0 }, "write-after-retire/MEM/late"),
+            (Fault::AxiResp { nth: 0 }, "reg-response/MEMSET/issue"),
+            (Fault::AxiResp { nth: 8 }, "reg-response/none/write"),
+            (Fault::CorruptL2 { addr: 7 }, "final-l2/none/data"),
+            (Fault::StatusBit { bit: 2 }, "final-status/none/status.ERR"),
+            (
+                Fault::StatusBit { bit: 5 },
+                "final-status/none/status.err_code",
+            ),
+            (
+                Fault::StatusBit { bit: 9 },
+                "final-status/none/status.reserved",
+            ),
+            (
+                Fault::RetiredCount { delta: 1 },
+                "final-retired-count/none/count",
+            ),
+        ] {
+            assert_eq!(signature(fault), want, "{fault:?}");
+        }
+    }
+
+    #[test]
+    fn a_write_counted_twice_is_a_count_difference() {
+        // Two writes of one address by one instruction on one side only.
+        let a = ["L2[0x00010] written 1 times by the reference, 2 times by the DUT"];
+        assert_eq!(write_field(a[0]), "count");
+    }
+
+    #[test]
+    fn several_status_fields_are_joined() {
+        assert_eq!(
+            status_field("status bits 0x00000006 differ"),
+            "status.DONE+ERR"
+        );
+        assert_eq!(status_field("status read response differs"), "status.resp");
+    }
+
+    #[test]
+    fn engines_follow_the_opcode() {
+        assert_eq!(engine_of(0x3030001000100090), "MEMSET");
+        assert_eq!(engine_of(0x2800c80000000006), "MEM");
+        assert_eq!(engine_of(0x10100004b0804320), "GEMM");
+        assert_eq!(engine_of(0x0010_0004_b080_4320), "GEMV");
+        assert_eq!(engine_of(0x45018000e0001000), "CVO");
+        assert_eq!(engine_of(0x5000000000000000), "decoder");
+        assert_eq!(engine_of(0x2c00000000000000), "decoder");
+    }
+}
