@@ -3,7 +3,7 @@
 
 use crate::config::HwConfig;
 use crate::repro::{signature_json, Artefacts};
-use crate::scoreboard::{run_case, Mismatch};
+use crate::scoreboard::{run_case_with, Mismatch, TimingMode};
 use crate::signature::Signature;
 use crate::stimulus::{GenOptions, TestCase};
 use pccx_golden::model::NpuModel;
@@ -20,11 +20,18 @@ pub struct CampaignOptions {
     /// Instructions per program.
     pub instrs: usize,
     pub config: HwConfig,
+    /// Stall I/O (`--io stall`) instead of ideal I/O.
+    pub stall_io: bool,
+    /// The timing check; `None`: exact under ideal I/O, order under stall.
+    pub timing: Option<TimingMode>,
 }
 
 impl CampaignOptions {
     pub fn gen_options(&self) -> GenOptions {
-        GenOptions::for_config(&self.config, self.instrs)
+        GenOptions {
+            stall_io: self.stall_io,
+            ..GenOptions::for_config(&self.config, self.instrs)
+        }
     }
 
     /// The seeds in order; a seed range that would pass `u64::MAX` ends
@@ -144,7 +151,12 @@ pub struct Summary {
     pub cycles: Option<u64>,
     pub wall: Duration,
     pub stopped: Option<InfraError>,
+    /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO), summed.
+    pub engine_busy: [u64; 5],
 }
+
+/// Engine names in `engine_busy` order.
+pub const ENGINE_NAMES: [&str; 5] = ["GEMV", "GEMM", "MEM", "MEMSET", "CVO"];
 
 impl Summary {
     pub fn cycles_per_second(&self) -> Option<f64> {
@@ -167,6 +179,17 @@ impl Summary {
             self.instructions,
             self.wall.as_secs_f64(),
         );
+        if let Some(cycles) = self.cycles.filter(|&c| c > 0) {
+            let shares: Vec<String> = ENGINE_NAMES
+                .iter()
+                .zip(self.engine_busy)
+                .map(|(name, busy)| format!("{name} {:.1}%", 100.0 * busy as f64 / cycles as f64))
+                .collect();
+            s.push_str(&format!(
+                "\nutilisation (busy cycles / simulated cycles): {}",
+                shares.join(", ")
+            ));
+        }
         if let Some(e) = &self.stopped {
             s.push_str(&format!(
                 "\nstopped at seed {} by an infrastructure error: {}",
@@ -185,6 +208,8 @@ impl Summary {
             "cycles": self.cycles,
             "wall_seconds": self.wall.as_secs_f64(),
             "cycles_per_second": self.cycles_per_second(),
+            "engine_busy_cycles": ENGINE_NAMES.iter().zip(self.engine_busy)
+                .map(|(n, b)| (n.to_string(), json!(b))).collect::<serde_json::Map<_, _>>(),
             "stopped": self.stopped.as_ref().map(|e| json!({"seed": e.seed, "error": e.message})),
         })
     }
@@ -295,10 +320,14 @@ pub fn run_campaign_with(
     let gen = options.gen_options();
     let mut results = Vec::new();
     let mut stopped = None;
+    let mut engine_busy = [0u64; 5];
     for seed in options.seeds() {
         let t0 = Instant::now();
         let case = TestCase::generate(seed, &gen);
-        let ran = catch_unwind(AssertUnwindSafe(|| run_case(&case, reference, dut)));
+        let timing = options.timing.unwrap_or(TimingMode::default_for(&case));
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            run_case_with(&case, reference, dut, timing)
+        }));
         let outcome = match ran {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(e)) => {
@@ -317,6 +346,9 @@ pub fn run_campaign_with(
             }
         };
         let wall = t0.elapsed();
+        for (total, busy) in engine_busy.iter_mut().zip(outcome.engine_busy) {
+            *total += busy;
+        }
         let artefacts = match &outcome.first_mismatch {
             Some(m) => on_mismatch(&case, m),
             None => Artefacts::default(),
@@ -341,6 +373,7 @@ pub fn run_campaign_with(
         cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
         wall: started.elapsed(),
         stopped,
+        engine_busy,
     };
     CampaignReport {
         options: options.clone(),
@@ -395,6 +428,8 @@ mod tests {
                 count: results.len() as u64,
                 instrs: 1,
                 config: crate::config::default_config(),
+                stall_io: false,
+                timing: None,
             },
             reference_model: "golden".into(),
             dut_model: "rtl".into(),
@@ -407,6 +442,7 @@ mod tests {
                 cycles: None,
                 wall: Duration::ZERO,
                 stopped: None,
+                engine_busy: [0; 5],
             },
         }
     }

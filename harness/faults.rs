@@ -138,6 +138,17 @@ pub enum Fault {
     RetiredCount {
         delta: u32,
     },
+    /// Add `delta` (may be negative; saturates at 0) to the retire cycle
+    /// of sequence number `nth`: a timing bug under exact timing, an order
+    /// violation when large enough under order timing.
+    RetireCycle {
+        nth: usize,
+        delta: i64,
+    },
+    /// Move the `nth` change of the status timeline one cycle later.
+    StatusDelay {
+        nth: usize,
+    },
     /// The nth drain since the wrapper was made (resets do not count)
     /// fails with a watchdog error: an infrastructure failure, not a
     /// mismatch, for the campaign's error path.
@@ -195,6 +206,8 @@ impl Fault {
         Fault::CorruptEMax,
         Fault::StatusBit { bit: 1 },
         Fault::RetiredCount { delta: 1 },
+        Fault::RetireCycle { nth: 0, delta: 1 },
+        Fault::StatusDelay { nth: 1 },
         Fault::Hang { nth_drain: 1 },
         Fault::Panic { nth_drain: 1 },
     ];
@@ -228,6 +241,8 @@ impl Fault {
             Fault::CorruptEMax => "corrupt-emax",
             Fault::StatusBit { .. } => "status-bit",
             Fault::RetiredCount { .. } => "retired-count",
+            Fault::RetireCycle { .. } => "retire-cycle",
+            Fault::StatusDelay { .. } => "status-delay",
             Fault::Hang { .. } => "hang",
             Fault::Panic { .. } => "panic",
         }
@@ -376,6 +391,12 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
                 *opcode = (*opcode ^ xor) & 0xF;
             }
             (Fault::DropRetire { nth }, Event::Retire { .. }) if nth == n => return self.fire(),
+            (
+                Fault::RetireCycle { nth, delta },
+                Event::Retire {
+                    cycle: Some(cycle), ..
+                },
+            ) if nth == n => *cycle = cycle.saturating_add_signed(delta),
             (Fault::DuplicateRetire { nth, later }, Event::Retire { .. })
             | (Fault::DuplicateLatch { nth, later }, Event::Latch { .. })
                 if nth == n =>
@@ -559,6 +580,21 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
             self.pass(event, &mut out);
         }
         out
+    }
+
+    fn set_io_stalls(&mut self, seed: Option<u64>) {
+        self.inner.set_io_stalls(seed);
+    }
+
+    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+        let mut timeline = self.inner.status_timeline()?;
+        if let Fault::StatusDelay { nth } = self.fault {
+            if let Some(change) = timeline.get_mut(nth) {
+                change.0 += 1;
+                self.fired = true;
+            }
+        }
+        Some(timeline)
     }
 }
 

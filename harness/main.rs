@@ -13,6 +13,7 @@ use pccx_cosim::faults::Fault;
 use pccx_cosim::models;
 use pccx_cosim::repro::{self, Recorder, Repro, Setup, Verdict};
 use pccx_cosim::scoreboard::Mismatch;
+use pccx_cosim::scoreboard::TimingMode;
 use pccx_cosim::signature::Signature;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
 use pccx_cosim::{junit, shrink};
@@ -23,6 +24,17 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// `println!` that ends the program quietly when stdout is gone (a closed
+/// pipe, as in `pccx-cosim ... | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(141);
+        }
+    }};
+}
 
 #[derive(Parser)]
 #[command(
@@ -57,6 +69,16 @@ struct RunArgs {
     /// Hardware configuration.
     #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
     config: String,
+    /// Host I/O of the DUT: `ideal` (fixed latency, always ready: retire
+    /// cycles are predicted exactly) or `stall` (a seeded schedule of
+    /// not-ready cycles and extra latency per seed).
+    #[arg(long, default_value = "ideal", value_parser = PossibleValuesParser::new(["ideal", "stall"]))]
+    io: String,
+    /// The timing check: `exact` (every latch, start and retire cycle and the
+    /// status register per cycle), `order` (retire order obeys the ordering
+    /// rules) or `off`. Default: exact with ideal I/O, order with stall I/O.
+    #[arg(long, value_parser = PossibleValuesParser::new(["exact", "order", "off"]))]
+    timing: Option<String>,
     /// The device under test: the Verilated RTL, or the golden model itself
     /// (a self-check of the harness, and the only choice in a PCCX_NO_RTL build).
     #[arg(long, default_value = "rtl", value_parser = PossibleValuesParser::new(["rtl", "golden"]))]
@@ -187,7 +209,16 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         count: args.count,
         instrs: args.instrs,
         config: hw_config(&args.config),
+        stall_io: args.io == "stall",
+        timing: args.timing.as_deref().and_then(TimingMode::by_name),
     };
+    if options.stall_io && options.timing == Some(TimingMode::Exact) {
+        return Err(Failure::Message(
+            "--timing exact needs ideal I/O: with --io stall the cycles depend on the stall \
+             schedule, which the timing model does not predict; use --timing order"
+                .into(),
+        ));
+    }
     let fault = args
         .inject_fault
         .as_ref()
@@ -239,9 +270,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    println!("{}", report.summary.text());
+    say!("{}", report.summary.text());
     if let Some(text) = report.signature_text() {
-        println!("{text}");
+        say!("{text}");
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
@@ -280,6 +311,8 @@ fn bench(
         count,
         instrs,
         config: hw_config(config),
+        stall_io: false,
+        timing: None,
     };
     let mut reference = models::open_reference(&options.config);
     let mut dut = models::open_dut(&options.config, "rtl").map_err(Failure::Message)?;
@@ -294,13 +327,13 @@ fn bench(
             )));
         }
         if s.mismatched > 0 {
-            println!(
+            say!(
                 "bench: {} seeds mismatched; the figures below still count them",
                 s.mismatched
             );
         }
         let rate = s.cycles_per_second().unwrap_or(0.0);
-        println!(
+        say!(
             "run {run}: {} cycles, {} instructions, {:.3} s, {rate:.0} cycles/s",
             s.cycles.unwrap_or(0),
             s.instructions,
@@ -309,7 +342,7 @@ fn bench(
         rates.push(rate);
     }
     rates.sort_by(f64::total_cmp);
-    println!(
+    say!(
         "bench: {config}, seeds {seed}..{}, {instrs} instrs: median {:.0} simulated cycles/s \
          (RTL + golden + scoreboard, images included), min {:.0}, max {:.0}, {repeat} runs",
         seed + count,
@@ -338,33 +371,33 @@ fn progress_bar(count: u64) -> Option<ProgressBar> {
 }
 
 fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
-    println!("{}", r.line());
+    say!("{}", r.line());
     if let Some(m) = &r.mismatch {
         for line in m.to_string().lines() {
-            println!("    {line}");
+            say!("    {line}");
         }
-        println!("    signature: {}", Signature::of(m));
+        say!("    signature: {}", Signature::of(m));
         let c = options.config.name;
-        println!(
+        say!(
             "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
             r.seed, options.instrs, r.seed, options.instrs
         );
         let a = &r.artefacts;
         if let Some(path) = &a.repro {
-            println!(
+            say!(
                 "    repro: {}   (replay: pccx-cosim replay {})",
                 path.display(),
                 path.display()
             );
         }
         if let (Some((before, after, runs)), Some(path)) = (a.shrink, &a.min_asm) {
-            println!(
+            say!(
                 "    shrunk: {before} -> {after} in {runs} runs: {}",
                 path.display()
             );
         }
         for problem in &a.problems {
-            println!("    note: {problem}");
+            say!("    note: {problem}");
         }
     }
 }
@@ -381,7 +414,7 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
         .fault
         .map(|f| format!(" with fault {}", f.name()))
         .unwrap_or_default();
-    println!(
+    say!(
         "replaying {}{}: seed {}, {}, on {} against the {} DUT{fault}",
         file.display(),
         if min { " (shrunk program)" } else { "" },
@@ -396,7 +429,7 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
         serde_json::Value::Null => "unknown".into(),
         other => other.to_string(),
     };
-    println!(
+    say!(
         "recorded by pccx-cosim {} ({}), git {}, hw/rtl last changed in {}, uncommitted RTL changes: {}",
         text("pccx_cosim_version"),
         text("build_profile"),
@@ -419,26 +452,27 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
     };
     Ok(match verdict {
         Verdict::Reproduces(m) => {
-            println!("reproduces: the same mismatch ({})", Signature::of(&m));
-            println!("{}", indent(&m));
+            say!("reproduces: the same mismatch ({})", Signature::of(&m));
+            say!("{}", indent(&m));
             ExitCode::from(1)
         }
         Verdict::Differs(m) => {
-            println!(
+            say!(
                 "mismatches, but differently: now {} ({}), recorded {} ({})",
                 m.kind,
                 Signature::of(&m),
                 expected.kind,
                 Signature::of(expected)
             );
-            println!("  now:\n{}", indent(&m));
-            println!("  recorded:\n{}", indent(expected));
+            say!("  now:\n{}", indent(&m));
+            say!("  recorded:\n{}", indent(expected));
             ExitCode::from(1)
         }
         Verdict::NoLongerReproduces => {
-            println!(
+            say!(
                 "no longer reproduces: reference and DUT agree (recorded: {} {})",
-                expected.kind, expected.detail
+                expected.kind,
+                expected.detail
             );
             ExitCode::SUCCESS
         }
@@ -467,6 +501,7 @@ fn unopened_dut_report(
                 seed: options.first_seed,
                 message: format!("cannot open the DUT: {message}"),
             }),
+            engine_busy: [0; 5],
         },
     }
 }
@@ -542,9 +577,9 @@ fn disasm(json: bool, inputs: &[String]) -> Result<ExitCode, Failure> {
     };
     for word in words {
         if json {
-            println!("{}", word_json(word));
+            say!("{}", word_json(word));
         } else {
-            println!("0x{word:016x}  {}", asm::disasm(word));
+            say!("0x{word:016x}  {}", asm::disasm(word));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -587,9 +622,9 @@ fn assemble(path: &Path) -> Result<ExitCode, Failure> {
     let program = parse(path, &read(path)?)?;
     for item in &program.items {
         match item {
-            Item::Instr(word) => println!("0x{word:016x}"),
-            Item::Idle(cycles) => println!("# .idle {cycles}"),
-            Item::RegWrite { offset, value } => println!("# .write 0x{offset:02x}, 0x{value:08x}"),
+            Item::Instr(word) => say!("0x{word:016x}"),
+            Item::Idle(cycles) => say!("# .idle {cycles}"),
+            Item::RegWrite { offset, value } => say!("# .write 0x{offset:02x}, 0x{value:08x}"),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -665,6 +665,7 @@ fn gen_options_json(o: &GenOptions) -> Value {
         max_idle,
         clear_err_pct,
         bad_reg_write_pct,
+        stall_io,
     } = *o;
     json!({
         "instrs": instrs,
@@ -680,6 +681,7 @@ fn gen_options_json(o: &GenOptions) -> Value {
         "max_idle": max_idle,
         "clear_err_pct": clear_err_pct,
         "bad_reg_write_pct": bad_reg_write_pct,
+        "stall_io": stall_io,
     })
 }
 
@@ -860,6 +862,13 @@ fn gen_options_at(v: &Value, path: &str) -> Result<GenOptions, FieldError> {
         max_idle: u("max_idle")?,
         clear_err_pct: u("clear_err_pct")?,
         bad_reg_write_pct: u("bad_reg_write_pct")?,
+        // Files written before stall I/O existed ran with ideal I/O.
+        stall_io: match v.get(path).and_then(|o| o.get("stall_io")) {
+            None => false,
+            Some(b) => b.as_bool().ok_or_else(|| {
+                FieldError::new(&format!("{path}.stall_io"), "expected true or false")
+            })?,
+        },
     })
 }
 

@@ -187,6 +187,9 @@ pub struct Outcome {
     /// The DUT's last retire cycle (else the reference's), when reported.
     pub cycles: Option<u64>,
     pub first_mismatch: Option<Mismatch>,
+    /// Cycles each engine (GEMV, GEMM, MEM, MEMSET, CVO) spent on the DUT's
+    /// instructions, start to retire inclusive, when the DUT reports starts.
+    pub engine_busy: [u64; 5],
 }
 
 /// Which timing check a run applies (docs/timing.md).
@@ -202,6 +205,15 @@ pub enum TimingMode {
 }
 
 impl TimingMode {
+    /// Exact under ideal I/O, order under stall I/O.
+    pub fn default_for(case: &TestCase) -> TimingMode {
+        if case.options.stall_io {
+            TimingMode::Order
+        } else {
+            TimingMode::Exact
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TimingMode::Exact => "exact",
@@ -234,7 +246,7 @@ pub fn run_case(
     reference: &mut dyn NpuModel,
     dut: &mut dyn NpuModel,
 ) -> Result<Outcome, ModelError> {
-    run_case_with(case, reference, dut, TimingMode::Exact)
+    run_case_with(case, reference, dut, TimingMode::default_for(case))
 }
 
 /// [`run_case`] with a choice of timing check (docs/timing.md).
@@ -362,7 +374,18 @@ impl<'a> Run<'a> {
 
     fn outcome(mut self) -> Outcome {
         self.found.sort_by_key(|(rank, _)| *rank);
+        let mut engine_busy = [0u64; 5];
+        for p in self.pairs.values() {
+            if let (Some(start), Some(retire), Some(&(opcode, _, _))) =
+                (p.d.start, p.d.retire_cycle(), p.d.retires.first())
+            {
+                if let Some(busy) = engine_busy.get_mut(usize::from(opcode)) {
+                    *busy += retire.saturating_sub(start) + 1;
+                }
+            }
+        }
         Outcome {
+            engine_busy,
             instructions: self.issued.len() as u32,
             cycles: self.last_cycle[1].or(self.last_cycle[0]),
             first_mismatch: self.found.into_iter().next().map(|(_, m)| m),
@@ -446,7 +469,9 @@ impl<'a> Run<'a> {
             }
         }
         let (l2, host) = (self.case.l2_image(), self.case.host_image());
+        let stalls = self.case.io_stall_seed();
         for m in [&mut *self.a, &mut *self.b] {
+            m.set_io_stalls(stalls);
             call(m, |m| m.reset())?;
             call(m, |m| m.write_l2(0, &l2))?;
             call(m, |m| m.write_host(0, &host))?;

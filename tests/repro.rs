@@ -32,6 +32,8 @@ fn campaign(dir: &Path, fault: Fault, first: u64, count: u64, shrink: bool) -> V
         count,
         instrs: 40,
         config,
+        stall_io: false,
+        timing: None,
     };
     let setup = Setup::new(config, "rtl", Some(fault));
     let mut recorder = Recorder::new(setup.clone(), dir.to_path_buf(), !shrink);

@@ -249,6 +249,11 @@ pub trait NpuModel {
     /// Events observed since the last call, oldest first.
     fn take_events(&mut self) -> Vec<Event>;
 
+    /// Host I/O for the runs from the next reset on: `Some(seed)` stalls the
+    /// host port on a schedule drawn from `seed`, `None` gives ideal I/O.
+    /// Models without a host port ignore it.
+    fn set_io_stalls(&mut self, _seed: Option<u64>) {}
+
     /// The status register's value over time since reset, as (cycle, value)
     /// at cycle 0 and at every cycle where it changed; `None` for a model
     /// without a notion of time. A timed model's list covers every cycle it

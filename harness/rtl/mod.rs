@@ -533,4 +533,18 @@ impl NpuModel for RtlModel {
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         Some(self.status_changes.clone())
     }
+
+    fn set_io_stalls(&mut self, seed: Option<u64>) {
+        let latency = self.host.timing().latency;
+        self.host.set_timing(match seed {
+            Some(seed) => HostTiming {
+                latency,
+                ..HostTiming::stalled(seed)
+            },
+            None => HostTiming {
+                latency,
+                stall: None,
+            },
+        });
+    }
 }

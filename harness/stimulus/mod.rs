@@ -69,6 +69,10 @@ pub struct GenOptions {
     pub clear_err_pct: u32,
     /// Chance of a write to a register that answers SLVERR (0x0C, unmapped).
     pub bad_reg_write_pct: u32,
+    /// Stall I/O: the DUT's host port withholds ready and adds latency on a
+    /// schedule drawn from [`TestCase::io_stall_seed`] (docs/timing.md).
+    /// Exact timing then no longer applies; the scoreboard checks order.
+    pub stall_io: bool,
 }
 
 impl GenOptions {
@@ -88,6 +92,7 @@ impl GenOptions {
             max_idle: 200,
             clear_err_pct: 4,
             bad_reg_write_pct: 1,
+            stall_io: false,
         }
     }
 
@@ -137,6 +142,14 @@ impl TestCase {
                 },
             )
         }
+    }
+
+    /// The seed of the host stall schedule, under stall I/O: a function of
+    /// the case's seed, so a seed alone reproduces its stalls too.
+    pub fn io_stall_seed(&self) -> Option<u64> {
+        self.options
+            .stall_io
+            .then_some(self.seed ^ 0x5354_414C_4C49_4F00)
     }
 
     pub fn l2_image(&self) -> Vec<Word> {
