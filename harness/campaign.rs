@@ -159,6 +159,21 @@ pub struct Summary {
 pub const ENGINE_NAMES: [&str; 5] = ["GEMV", "GEMM", "MEM", "MEMSET", "CVO"];
 
 impl Summary {
+    /// The summary of a campaign in which no seed ran (`stopped` says why,
+    /// if it stopped).
+    pub fn nothing_ran(stopped: Option<InfraError>) -> Summary {
+        Summary {
+            seeds: 0,
+            matched: 0,
+            mismatched: 0,
+            instructions: 0,
+            cycles: None,
+            wall: Duration::ZERO,
+            stopped,
+            engine_busy: [0; 5],
+        }
+    }
+
     pub fn cycles_per_second(&self) -> Option<f64> {
         let secs = self.wall.as_secs_f64();
         self.cycles
@@ -434,16 +449,7 @@ mod tests {
             reference_model: "golden".into(),
             dut_model: "rtl".into(),
             results,
-            summary: Summary {
-                seeds: 0,
-                matched: 0,
-                mismatched: 0,
-                instructions: 0,
-                cycles: None,
-                wall: Duration::ZERO,
-                stopped: None,
-                engine_busy: [0; 5],
-            },
+            summary: Summary::nothing_ran(None),
         }
     }
 

@@ -23,7 +23,6 @@ use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// `println!` that ends the program quietly when stdout is gone (a closed
 /// pipe, as in `pccx-cosim ... | head`) instead of panicking.
@@ -490,19 +489,10 @@ fn unopened_dut_report(
         reference_model: reference.to_string(),
         dut_model: String::new(),
         results: Vec::new(),
-        summary: Summary {
-            seeds: 0,
-            matched: 0,
-            mismatched: 0,
-            instructions: 0,
-            cycles: None,
-            wall: Duration::ZERO,
-            stopped: Some(InfraError {
-                seed: options.first_seed,
-                message: format!("cannot open the DUT: {message}"),
-            }),
-            engine_busy: [0; 5],
-        },
+        summary: Summary::nothing_ran(Some(InfraError {
+            seed: options.first_seed,
+            message: format!("cannot open the DUT: {message}"),
+        })),
     }
 }
 
