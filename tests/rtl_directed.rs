@@ -307,3 +307,43 @@ fn upstream_smoke_program() {
     }
     must_match("kv260", &program);
 }
+
+// ---- a hanging RTL is reported as such --------------------------------------------------
+
+/// A host port that is never ready starves the MEM dispatcher: the drain
+/// must end with a watchdog error that says what it waited for, not hang.
+#[test]
+fn a_starved_copy_trips_the_watchdog() {
+    use pccx_cosim::rtl::{HostTiming, RtlModel, StallSchedule};
+    use pccx_golden::model::{ModelError, NpuModel};
+    let never_ready = HostTiming {
+        latency: 4,
+        stall: Some(StallSchedule {
+            seed: 1,
+            not_ready_pct: 100,
+            max_extra_latency: 0,
+        }),
+    };
+    let mut rtl = RtlModel::open(common::config("tiny"), never_ready).expect("RTL model");
+    rtl.set_watchdog(5_000);
+    let program = pccx_golden::asm::parse_program(
+        "memset fmap[1] = (8, 1, 1)\nmemcpy l2[0] <- host[0], shape=1",
+    )
+    .unwrap();
+    for item in &program.items {
+        if let pccx_golden::asm::Item::Instr(word) = item {
+            rtl.issue(*word)
+                .expect("issuing does not wait for the copy");
+        }
+    }
+    match rtl.drain() {
+        Err(ModelError::Watchdog { what, cycles }) => {
+            assert!(cycles >= 5_000, "{cycles}");
+            assert!(
+                what.contains("draining") && what.contains("2 latched, 1 retired"),
+                "{what}"
+            );
+        }
+        other => panic!("expected a watchdog error, got {other:?}"),
+    }
+}
