@@ -419,15 +419,13 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
         r.push_str("}\n");
     }
     r.push_str("pub(crate) fn ops_by_name(name: &str) -> Option<*const pccx_sim_ops> {\n    match name {\n");
-    {
-        for c in built {
-            writeln!(
-                r,
-                "        {:?} => Some(unsafe {{ pccx_sim_ops_{}() }}),",
-                c.name, c.name
-            )
-            .unwrap();
-        }
+    for c in built {
+        writeln!(
+            r,
+            "        {:?} => Some(unsafe {{ pccx_sim_ops_{}() }}),",
+            c.name, c.name
+        )
+        .unwrap();
     }
     r.push_str("        _ => None,\n    }\n}\n");
     fs::write(out.join("rtl_ops.rs"), r).unwrap();

@@ -115,10 +115,6 @@ impl RtlModel {
         self.host.set_timing(timing);
     }
 
-    pub fn host_timing(&self) -> HostTiming {
-        self.host.timing()
-    }
-
     pub fn set_watchdog(&mut self, cycles: u64) {
         self.watchdog_cycles = cycles;
     }
@@ -131,11 +127,6 @@ impl RtlModel {
     /// (sequence number, cycle) of every retire since reset.
     pub fn retire_log(&self) -> &[(u32, u64)] {
         &self.retire_log
-    }
-
-    /// The status register as the RTL drives it in the current cycle.
-    pub fn status_now(&self) -> u32 {
-        self.outputs.status
     }
 
     /// One clock cycle with the current AXI-Lite inputs; serves the ACP port
