@@ -394,10 +394,13 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
     for c in configs {
         writeln!(
             s,
-            "    HwConfig {{ name: {:?}, l2_words: {}, fifo_depth: {} }},",
+            "    HwConfig {{ name: {:?}, l2_words: {}, fifo_depth: {}, array_rows: {}, array_cols: {}, vector_lanes: {} }},",
             c.name,
             c.param("L2_WORDS"),
-            c.param("FIFO_DEPTH")
+            c.param("FIFO_DEPTH"),
+            c.param("ARRAY_ROWS"),
+            c.param("ARRAY_COLS"),
+            c.param("VEC_LANES")
         )
         .unwrap();
     }

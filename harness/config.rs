@@ -13,6 +13,12 @@ pub struct HwConfig {
     pub l2_words: u32,
     /// Depth of each engine FIFO.
     pub fifo_depth: u32,
+    /// `ARRAY_ROWS` x `ARRAY_COLS`: the GEMM systolic array (rows run along
+    /// K, columns along N).
+    pub array_rows: u32,
+    pub array_cols: u32,
+    /// `VEC_LANES`: the GEMV vector core's uV lanes.
+    pub vector_lanes: u32,
 }
 
 // `ALL`: every configuration in hw/configs/*.cfg, in name order, generated

@@ -61,7 +61,7 @@ fn a_one_cycle_latency_change_in_any_engine_fails_the_timing_check() {
     for skewed in [
         "skew_mem",
         "skew_memset",
-        "skew_placeholders",
+        "skew_compute",
         "skew_decoder",
     ] {
         let mut dut = common::rtl(&common::config(skewed));
