@@ -329,6 +329,10 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             Event::EMaxWrite { .. } => &mut c.emax,
             Event::Retire { .. } => &mut c.retire,
             Event::Latch { .. } => &mut c.latch,
+            Event::StreamRead { .. } => {
+                out.push(event);
+                return;
+            }
         };
         // Retires and latches are counted by sequence number: their order
         // differs between the sequential golden model and the decoupled RTL,

@@ -592,6 +592,7 @@ impl<'a> Run<'a> {
                     ..
                 } => rec.shape.push((table, index, entry)),
                 Event::EMaxWrite { value, .. } => rec.emax.push(value),
+                Event::StreamRead { .. } => {}
             }
             let retires = rec.retires.len();
             let is_retire = matches!(event, Event::Retire { .. });
@@ -1161,6 +1162,7 @@ fn describe_write(event: &Event) -> String {
             ..
         } => format!("{} <- {}", table_slot(table, index), shape(entry)),
         Event::EMaxWrite { value, .. } => format!("e_max <- 0x{value:04x}"),
+        Event::StreamRead { stream, beats, .. } => format!("{beats} beats from stream {stream}"),
         Event::Latch { .. } | Event::Retire { .. } => unreachable!("not a write"),
     }
 }

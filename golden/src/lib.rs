@@ -9,6 +9,7 @@ pub mod isa;
 pub mod model;
 pub mod numerics;
 pub mod state;
+pub mod streams;
 pub mod tables;
 pub mod timing;
 

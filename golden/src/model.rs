@@ -159,6 +159,7 @@ pub enum Event {
     },
     /// e_max written.
     EMaxWrite { seq: u32, value: u16 },
+    StreamRead { seq: u32, stream: u8, beats: u32 },
 }
 
 impl Event {
@@ -169,7 +170,8 @@ impl Event {
             | Event::L2Write { seq, .. }
             | Event::HostWrite { seq, .. }
             | Event::ShapeWrite { seq, .. }
-            | Event::EMaxWrite { seq, .. } => seq,
+            | Event::EMaxWrite { seq, .. }
+            | Event::StreamRead { seq, .. } => seq,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 mod ffi;
 pub mod host_port;
+pub mod weight_port;
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
@@ -21,6 +22,8 @@ use ffi::{
     pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_ENGINES, PCCX_NUM_L2W, PCCX_NUM_RETIRE,
 };
 pub use host_port::{HostPort, HostTiming, StallSchedule};
+pub use weight_port::WeightPort;
+use pccx_golden::streams::WeightSource;
 
 /// Cycles without any observable progress after which a wait is declared a
 /// hang. Every accepted handshake, latch, write or retire counts as progress.
@@ -34,6 +37,7 @@ pub struct RtlModel {
     outputs: pccx_outputs,
     cycle: u64,
     host: HostPort,
+    weights: WeightPort,
     events: Vec<Event>,
     latched: u64,
     retired: u64,
@@ -87,6 +91,7 @@ impl RtlModel {
             outputs: pccx_outputs::default(),
             cycle: 0,
             host: HostPort::new(timing),
+            weights: WeightPort::new(),
             events: Vec::new(),
             latched: 0,
             retired: 0,
@@ -124,6 +129,16 @@ impl RtlModel {
         self.longest_response_wait
     }
 
+    /// The weight streams' beats for the runs from the next reset on.
+    pub fn set_weight_source(&mut self, source: WeightSource) {
+        self.weights.set_source(source);
+    }
+
+    /// Beats taken from each weight stream since reset.
+    pub fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        self.weights.consumed()
+    }
+
     /// (sequence number, cycle) of every retire since reset.
     pub fn retire_log(&self) -> &[(u32, u64)] {
         &self.retire_log
@@ -136,6 +151,11 @@ impl RtlModel {
         self.inputs.acp_req_ready = u8::from(self.host.request_ready());
         self.inputs.acp_rsp_valid = u8::from(response.is_some());
         self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
+        for s in 0..weight_port::NUM_STREAMS {
+            let (valid, beat) = self.weights.offer(s);
+            self.inputs.ws_valid[s] = u8::from(valid);
+            self.inputs.ws_data[s] = split(beat);
+        }
         let tick = self.ops.tick.expect("shim tick");
         // SAFETY: `sim` is live; inputs and outputs are plain C structs we own.
         unsafe { tick(self.sim, &self.inputs, &mut self.outputs) };
@@ -176,6 +196,12 @@ impl RtlModel {
         if i.acp_rsp_valid != 0 && o.acp_rsp_ready != 0 {
             self.host.response_taken();
             progress = true;
+        }
+        for s in 0..weight_port::NUM_STREAMS {
+            if i.ws_valid[s] != 0 && o.ws_ready[s] != 0 {
+                self.weights.taken(s, o.ws_seq[s]);
+                progress = true;
+            }
         }
         if o.latch_valid != 0 {
             self.events.push(Event::Latch {
@@ -221,6 +247,13 @@ impl RtlModel {
         // Retires last: an instruction's final writes share its retire cycle.
         for p in 0..PCCX_NUM_RETIRE as usize {
             if o.ret_valid[p] != 0 {
+                for (stream, beats) in self.weights.take_counts(o.ret_seq[p]) {
+                    self.events.push(Event::StreamRead {
+                        seq: o.ret_seq[p],
+                        stream: stream as u8,
+                        beats,
+                    });
+                }
                 self.events.push(Event::Retire {
                     seq: o.ret_seq[p],
                     opcode: o.ret_op[p],
@@ -363,6 +396,7 @@ impl NpuModel for RtlModel {
         self.outputs = pccx_outputs::default();
         self.cycle = 0;
         self.host.restart();
+        self.weights.restart();
         self.started.clear();
         self.status_changes.clear();
         self.events.clear();
@@ -527,6 +561,7 @@ impl NpuModel for RtlModel {
 
     fn set_io_stalls(&mut self, seed: Option<u64>) {
         let latency = self.host.timing().latency;
+        self.weights.set_stalls(seed.map(|s| s ^ 0x5745_4947_4854_5321));
         self.host.set_timing(match seed {
             Some(seed) => HostTiming {
                 latency,

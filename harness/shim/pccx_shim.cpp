@@ -82,6 +82,13 @@ void get_wide128(const VlWide<4> &src, uint64_t dst[2]) {
   dst[1] = static_cast<uint64_t>(src[2]) | (static_cast<uint64_t>(src[3]) << 32);
 }
 
+// Bits [lsb, lsb + width) of a Verilator wide signal, width <= 64.
+uint64_t wide_bits(const uint32_t *words, int lsb, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; i++) v |= static_cast<uint64_t>((words[(lsb + i) / 32] >> ((lsb + i) % 32)) & 1u) << i;
+  return v;
+}
+
 void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   PCCX_TOP *top = top_of(sim);
   top->clk = 0;
@@ -97,6 +104,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->acp_req_ready = in->acp_req_ready;
   top->acp_rsp_valid = in->acp_rsp_valid;
   set_wide128(top->acp_rsp_rdata, in->acp_rsp_rdata);
+  top->ws_valid = in->ws_valid[0] | (in->ws_valid[1] << 1);
+  for (int s = 0; s < PCCX_NUM_STREAMS; s++)
+    for (int w = 0; w < 4; w++)
+      top->ws_data[4 * s + w] = static_cast<uint32_t>(in->ws_data[s][w / 2] >> (32 * (w % 2)));
   top->bd_tbl_we = in->bd_tbl_we;
   top->bd_tbl_entry = in->bd_tbl_entry;
   top->bd_tbl_value = in->bd_tbl_value;
@@ -119,6 +130,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   get_wide128(top->acp_req_wdata, out->acp_req_wdata);
   out->acp_req_seq = top->acp_req_seq;
   out->acp_rsp_ready = top->acp_rsp_ready;
+  for (int s = 0; s < PCCX_NUM_STREAMS; s++) {
+    out->ws_ready[s] = (top->ws_ready >> s) & 1;
+    out->ws_seq[s] = static_cast<uint32_t>(top->ws_seq >> (32 * s));
+  }
   out->latch_valid = top->tr_latch_valid;
   out->latch_seq = top->tr_latch_seq;
   out->latch_word = top->tr_latch_word;
@@ -132,11 +147,15 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
     out->ret_op[p] = (top->tr_ret_op >> (4 * p)) & 0xF;
     out->ret_err[p] = (top->tr_ret_err >> (4 * p)) & 0xF;
   }
-  out->l2w_valid[0] = top->tr_l2w_mem_valid;
-  out->l2w_addr[0] = top->tr_l2w_mem_addr;
-  get_wide128(top->tr_l2w_mem_data, out->l2w_data[0]);
-  out->l2w_mask[0] = top->tr_l2w_mem_mask;
-  out->l2w_seq[0] = top->tr_l2w_mem_seq;
+  for (int p = 0; p < PCCX_NUM_L2W; p++) {
+    out->l2w_valid[p] = (top->tr_l2w_valid >> p) & 1;
+    if (!out->l2w_valid[p]) continue;
+    out->l2w_addr[p] = static_cast<uint32_t>(wide_bits(top->tr_l2w_addr.data(), 17 * p, 17));
+    out->l2w_data[p][0] = wide_bits(top->tr_l2w_data.data(), 128 * p, 64);
+    out->l2w_data[p][1] = wide_bits(top->tr_l2w_data.data(), 128 * p + 64, 64);
+    out->l2w_mask[p] = (top->tr_l2w_mask >> (8 * p)) & 0xFF;
+    out->l2w_seq[p] = top->tr_l2w_seq[p];
+  }
   out->tbl_valid = top->tr_tbl_valid;
   out->tbl_entry = top->tr_tbl_entry;
   out->tbl_value = top->tr_tbl_value;

@@ -17,7 +17,8 @@ extern "C" {
 #endif
 
 #define PCCX_NUM_RETIRE 6 /* engines 0..4 (GEMV GEMM MEM MEMSET CVO), 5 decoder */
-#define PCCX_NUM_L2W 1    /* observed L2 write ports: 0 MEM dispatcher */
+#define PCCX_NUM_L2W 4    /* observed L2 write ports: 0 MEM, 1 GEMV, 2 GEMM, 3 CVO */
+#define PCCX_NUM_STREAMS 2 /* weight streams: 0 matrix (GEMM), 1 vector (GEMV) */
 #define PCCX_NUM_ENGINES 5 /* GEMV GEMM MEM MEMSET CVO */
 
 typedef struct pccx_inputs {
@@ -35,6 +36,9 @@ typedef struct pccx_inputs {
   uint8_t acp_req_ready;
   uint8_t acp_rsp_valid;
   uint64_t acp_rsp_rdata[2];
+  /* weight streams */
+  uint8_t ws_valid[PCCX_NUM_STREAMS];
+  uint64_t ws_data[PCCX_NUM_STREAMS][2];
   /* backdoor write ports, used while idle */
   uint8_t bd_tbl_we;
   uint8_t bd_tbl_entry;
@@ -58,6 +62,8 @@ typedef struct pccx_outputs {
   uint64_t acp_req_wdata[2];
   uint32_t acp_req_seq;
   uint8_t acp_rsp_ready;
+  uint8_t ws_ready[PCCX_NUM_STREAMS];
+  uint32_t ws_seq[PCCX_NUM_STREAMS];
   uint8_t latch_valid;
   uint32_t latch_seq;
   uint64_t latch_word;

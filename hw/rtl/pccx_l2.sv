@@ -1,32 +1,26 @@
 // pccx_l2: the L2 scratchpad, L2_WORDS x 128 bits, word-addressed. Each L2
-// client has its own read port (registered: data one cycle after rd_en) and
-// write port (8-bit BF16-element mask, committed at the clock edge). In-flight
-// clients never touch overlapping words (the scheduler's conflict rule), so
-// separate ports need no arbitration and engine timing stays independent.
-// `mem` is public for the harness backdoor.
-module pccx_l2 #(
+// client (pccx_pkg::L2P_*) has its own read port (registered: data one cycle
+// after rd_en) and write port (8-bit BF16-element mask, committed at the
+// clock edge). In-flight clients never touch overlapping words (the
+// scheduler's conflict rule), so separate ports need no arbitration and
+// engine timing stays independent. `mem` is public for the harness backdoor.
+module pccx_l2
+  import pccx_pkg::*;
+#(
   parameter int L2_WORDS = 114688
 ) (
   input  logic         clk,
-  // MEM dispatcher port
-  input  logic         mem_rd_en,
-  input  logic [16:0]  mem_rd_addr,
-  output logic [127:0] mem_rd_data,
-  input  logic         mem_wr_en,
-  input  logic [16:0]  mem_wr_addr,
-  input  logic [127:0] mem_wr_data,
-  input  logic [7:0]   mem_wr_mask
+  input  logic         rd_en   [NUM_L2_PORTS],
+  input  logic [16:0]  rd_addr [NUM_L2_PORTS],
+  output logic [127:0] rd_data [NUM_L2_PORTS],
+  input  logic         wr_en   [NUM_L2_PORTS],
+  input  logic [16:0]  wr_addr [NUM_L2_PORTS],
+  input  logic [127:0] wr_data [NUM_L2_PORTS],
+  input  logic [7:0]   wr_mask [NUM_L2_PORTS]
 );
   localparam int AW = $clog2(L2_WORDS);
 
   logic [127:0] mem [L2_WORDS] /*verilator public_flat_rw*/;
-
-  // Instruction addresses are 17 bits; a smaller L2 uses only the low AW
-  // bits (the engines have already checked the address against L2_WORDS).
-  /* verilator lint_off UNUSED */
-  logic [16:0] unused_high_bits;
-  assign unused_high_bits = mem_rd_addr & mem_wr_addr;
-  /* verilator lint_on UNUSED */
 
   function automatic logic [127:0] merge(logic [127:0] old, logic [127:0] data, logic [7:0] mask);
     logic [127:0] r;
@@ -34,10 +28,22 @@ module pccx_l2 #(
     return r;
   endfunction
 
-  // Addresses are range-checked by the engines before any access, so the
-  // index always lies below L2_WORDS.
+  // Instruction addresses are 17 bits; a smaller L2 uses only the low AW
+  // bits (the engines have range-checked every address against L2_WORDS
+  // before any access, so the index always lies below L2_WORDS).
   always_ff @(posedge clk) begin
-    if (mem_rd_en) mem_rd_data <= mem[mem_rd_addr[AW-1:0]];
-    if (mem_wr_en) mem[mem_wr_addr[AW-1:0]] <= merge(mem[mem_wr_addr[AW-1:0]], mem_wr_data, mem_wr_mask);
+    for (int p = 0; p < NUM_L2_PORTS; p++) begin
+      if (rd_en[p]) rd_data[p] <= mem[rd_addr[p][AW-1:0]];
+      if (wr_en[p]) mem[wr_addr[p][AW-1:0]] <= merge(mem[wr_addr[p][AW-1:0]], wr_data[p], wr_mask[p]);
+    end
   end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic unused_high_bits;
+  always_comb begin
+    unused_high_bits = 1'b0;
+    for (int p = 0; p < NUM_L2_PORTS; p++)
+      unused_high_bits = unused_high_bits ^ (^rd_addr[p]) ^ (^wr_addr[p]);
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -38,6 +38,18 @@ package pccx_pkg;
   localparam int RET_DECODER = 5;
   localparam int NUM_RETIRE  = 6;
 
+  // L2 client ports (pccx_l2), each observed by the harness as a write port.
+  localparam int L2P_MEM      = 0;
+  localparam int L2P_GEMV     = 1;
+  localparam int L2P_GEMM     = 2;
+  localparam int L2P_CVO      = 3;  // reserved for the CVO engine
+  localparam int NUM_L2_PORTS = 4;
+
+  // Weight streams: matrix (GEMM, "HP0/1") and vector (GEMV, "HP2/3").
+  localparam int WS_MATRIX  = 0;
+  localparam int WS_VECTOR  = 1;
+  localparam int NUM_STREAMS = 2;
+
   // CVO function codes used by the footprint.
   localparam logic [3:0] CVO_REDUCE_SUM = 4'h5;
   localparam logic [3:0] CVO_SCALE      = 4'h6;
@@ -186,6 +198,32 @@ package pccx_pkg;
      || (o.emax_wr && (y.emax_rd || y.emax_wr))
      || (y.emax_wr && o.emax_rd);
     return c;
+  endfunction
+
+  // ---- GEMV / GEMM ------------------------------------------------------------
+  // Architectural limits, equal on every configuration so that results never
+  // depend on it (docs/numerics.md section 3): the L1 activation buffer holds
+  // M*ceil(K/16) words, the accumulator buffer M*ceil(N/8) output words.
+  localparam int MAT_L1_WORDS  = 2048;
+  localparam int MAT_ACC_WORDS = 512;
+
+  // The start-time error of a GEMV/GEMM (docs/semantics.md section 3):
+  // SHAPE first (zero dimension, K mismatch, GEMV with M != 1, over a
+  // limit), then the L2 range of the source and of the destination.
+  function automatic logic [3:0] mat_error(logic [63:0] w, shape_t fm, shape_t wt,
+                                           logic [63:0] l2_words);
+    logic [63:0] m, k, n, in_words, out_words;
+    m = 64'(fm.a);
+    k = 64'(fm.b);
+    n = 64'(wt.b);
+    in_words  = m * ceil_div(k, 64'd16);
+    out_words = m * ceil_div(n, 64'd8);
+    if (m == 0 || k == 0 || n == 0 || fm.b != wt.a) return ERR_SHAPE;
+    if (w[63:60] == OP_GEMV && m != 64'd1) return ERR_SHAPE;
+    if (in_words > 64'(MAT_L1_WORDS) || out_words > 64'(MAT_ACC_WORDS)) return ERR_SHAPE;
+    if (64'(w[42:26]) + in_words > l2_words) return ERR_L2_RANGE;
+    if (64'(w[59:43]) + out_words > l2_words) return ERR_L2_RANGE;
+    return ERR_OK;
   endfunction
 
   /* verilator lint_on UNUSEDSIGNAL */

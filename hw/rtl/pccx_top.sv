@@ -14,6 +14,11 @@ module pccx_top
   // decoder's retire of illegal words. Deliberate timing bugs, built only by
   // the timing tests (hw/configs/skew_*.cfg) to prove the timing check fires.
   parameter int TIMING_SKEW = 0,
+  // The GEMM systolic array (rows along K, columns along N) and the GEMV
+  // vector core's uV lanes. Timing only: results never depend on them.
+  parameter int ARRAY_ROWS = 32,
+  parameter int ARRAY_COLS = 32,
+  parameter int VEC_LANES = 4,
   localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
   localparam int SW = $clog2(NSLOT)
 ) (
@@ -47,6 +52,12 @@ module pccx_top
   input  logic         acp_rsp_valid,
   output logic         acp_rsp_ready,
   input  logic [127:0] acp_rsp_rdata,
+  // weight streams (stream s = pccx_pkg::WS_*: 0 matrix for GEMM, 1 vector
+  // for GEMV), 128-bit beats, a beat moves when valid and ready
+  input  logic [NUM_STREAMS-1:0]     ws_valid,
+  output logic [NUM_STREAMS-1:0]     ws_ready,
+  input  logic [128*NUM_STREAMS-1:0] ws_data,
+  output logic [32*NUM_STREAMS-1:0]  ws_seq,   // simulation sideband: the consuming instruction
   // observation (simulation only)
   output logic         tr_latch_valid,
   output logic [31:0]  tr_latch_seq,
@@ -55,11 +66,11 @@ module pccx_top
   output logic [32*NUM_RETIRE-1:0] tr_ret_seq,
   output logic [4*NUM_RETIRE-1:0]  tr_ret_op,
   output logic [4*NUM_RETIRE-1:0]  tr_ret_err,
-  output logic         tr_l2w_mem_valid,
-  output logic [16:0]  tr_l2w_mem_addr,
-  output logic [127:0] tr_l2w_mem_data,
-  output logic [7:0]   tr_l2w_mem_mask,
-  output logic [31:0]  tr_l2w_mem_seq,
+  output logic [NUM_L2_PORTS-1:0]     tr_l2w_valid,  // port p = pccx_pkg::L2P_*
+  output logic [17*NUM_L2_PORTS-1:0]  tr_l2w_addr,
+  output logic [128*NUM_L2_PORTS-1:0] tr_l2w_data,
+  output logic [8*NUM_L2_PORTS-1:0]   tr_l2w_mask,
+  output logic [32*NUM_L2_PORTS-1:0]  tr_l2w_seq,
   output logic         tr_tbl_valid,
   output logic [6:0]   tr_tbl_entry,
   output logic [47:0]  tr_tbl_value,
@@ -134,27 +145,49 @@ module pccx_top
     .fmap_o (fmap), .weight_o (weight)
   );
 
-  // e_max: written by GEMV/GEMM findemax and read by CVO sub_emax once those
-  // engines land; until then only the backdoor touches it. Public for reads.
+  // e_max: written by GEMV/GEMM findemax in their retire cycle (the conflict
+  // rule orders any two writers) and, once that engine lands, read by CVO
+  // sub_emax. Public for backdoor reads.
   logic [15:0] e_max /*verilator public_flat_rd*/;
+  logic        gemv_emax_we, gemm_emax_we;
+  logic [15:0] gemv_emax, gemm_emax;
   always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n)          e_max <= 16'h0000;
-    else if (bd_emax_we) e_max <= bd_emax_value;
+    if (!rst_n)            e_max <= 16'h0000;
+    else if (bd_emax_we)   e_max <= bd_emax_value;
+    else if (gemv_emax_we) e_max <= gemv_emax;
+    else if (gemm_emax_we) e_max <= gemm_emax;
   end
-  assign tr_emax_valid = 1'b0;
-  assign tr_emax_value = e_max;
-  assign tr_emax_seq   = '0;
+  assign tr_emax_valid = gemv_emax_we || gemm_emax_we;
+  assign tr_emax_value = gemv_emax_we ? gemv_emax : gemm_emax;
+  assign tr_emax_seq   = gemv_emax_we ? ret_seq[ENG_GEMV] : ret_seq[ENG_GEMM];
 
-  logic         mem_rd_en, mem_wr_en;
-  logic [16:0]  mem_rd_addr, mem_wr_addr;
-  logic [127:0] mem_rd_data, mem_wr_data;
-  logic [7:0]   mem_wr_mask;
+  logic         l2_rd_en   [NUM_L2_PORTS];
+  logic [16:0]  l2_rd_addr [NUM_L2_PORTS];
+  logic [127:0] l2_rd_data [NUM_L2_PORTS];
+  logic         l2_wr_en   [NUM_L2_PORTS];
+  logic [16:0]  l2_wr_addr [NUM_L2_PORTS];
+  logic [127:0] l2_wr_data [NUM_L2_PORTS];
+  logic [7:0]   l2_wr_mask [NUM_L2_PORTS];
+  logic [31:0]  l2_wr_seq  [NUM_L2_PORTS];
 
   pccx_l2 #(.L2_WORDS(L2_WORDS)) u_l2 (
     .clk,
-    .mem_rd_en, .mem_rd_addr, .mem_rd_data,
-    .mem_wr_en, .mem_wr_addr, .mem_wr_data, .mem_wr_mask
+    .rd_en (l2_rd_en), .rd_addr (l2_rd_addr), .rd_data (l2_rd_data),
+    .wr_en (l2_wr_en), .wr_addr (l2_wr_addr), .wr_data (l2_wr_data), .wr_mask (l2_wr_mask)
   );
+
+  // The CVO engine's port, idle until that engine lands.
+  assign l2_rd_en[L2P_CVO]   = 1'b0;
+  assign l2_rd_addr[L2P_CVO] = '0;
+  assign l2_wr_en[L2P_CVO]   = 1'b0;
+  assign l2_wr_addr[L2P_CVO] = '0;
+  assign l2_wr_data[L2P_CVO] = '0;
+  assign l2_wr_mask[L2P_CVO] = '0;
+  assign l2_wr_seq[L2P_CVO]  = '0;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [127:0] unused_cvo_rd_data;
+  assign unused_cvo_rd_data = l2_rd_data[L2P_CVO];
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---- engines ------------------------------------------------------------------
   pccx_mem_engine #(.L2_WORDS(L2_WORDS), .SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
@@ -165,9 +198,10 @@ module pccx_top
     .idle (eng_idle[ENG_MEM]), .ret_valid (ret_valid[ENG_MEM]),
     .ret_seq (ret_seq[ENG_MEM]), .ret_op (ret_op[ENG_MEM]), .ret_err (ret_err[ENG_MEM]),
     .ret_slot (eng_ret_slot[ENG_MEM]),
-    .l2_rd_en (mem_rd_en), .l2_rd_addr (mem_rd_addr), .l2_rd_data (mem_rd_data),
-    .l2_wr_en (mem_wr_en), .l2_wr_addr (mem_wr_addr), .l2_wr_data (mem_wr_data),
-    .l2_wr_mask (mem_wr_mask),
+    .l2_rd_en (l2_rd_en[L2P_MEM]), .l2_rd_addr (l2_rd_addr[L2P_MEM]),
+    .l2_rd_data (l2_rd_data[L2P_MEM]),
+    .l2_wr_en (l2_wr_en[L2P_MEM]), .l2_wr_addr (l2_wr_addr[L2P_MEM]),
+    .l2_wr_data (l2_wr_data[L2P_MEM]), .l2_wr_mask (l2_wr_mask[L2P_MEM]),
     .acp_req_valid, .acp_req_ready, .acp_req_write, .acp_req_addr, .acp_req_wdata,
     .acp_rsp_valid, .acp_rsp_ready, .acp_rsp_rdata
   );
@@ -183,19 +217,61 @@ module pccx_top
     .tbl_wr_en, .tbl_wr_entry, .tbl_wr_value
   );
 
-  // GEMV, GEMM and CVO: placeholders until their engines land.
-  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_placeholder
-    if (e == ENG_GEMV || e == ENG_GEMM || e == ENG_CVO) begin : g_engine
-      pccx_placeholder_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[e])) u_engine (
-        .clk, .rst_n,
-        .start (eng_start[e]), .start_word (eng_word[e]),
-        .start_seq (eng_seq[e]), .start_slot (eng_slot[e]),
-        .idle (eng_idle[e]), .ret_valid (ret_valid[e]),
-        .ret_seq (ret_seq[e]), .ret_op (ret_op[e]), .ret_err (ret_err[e]),
-        .ret_slot (eng_ret_slot[e])
-      );
-    end
-  end
+  assign l2_wr_seq[L2P_MEM] = ret_seq[ENG_MEM];
+
+  pccx_gemv_engine #(
+    .L2_WORDS(L2_WORDS), .SW(SW), .LANES(VEC_LANES), .EXTRA_CYCLE(TIMING_SKEW[ENG_GEMV])
+  ) u_gemv (
+    .clk, .rst_n,
+    .start (eng_start[ENG_GEMV]), .start_word (eng_word[ENG_GEMV]),
+    .start_seq (eng_seq[ENG_GEMV]), .start_slot (eng_slot[ENG_GEMV]),
+    .fmap, .weight,
+    .idle (eng_idle[ENG_GEMV]), .ret_valid (ret_valid[ENG_GEMV]),
+    .ret_seq (ret_seq[ENG_GEMV]), .ret_op (ret_op[ENG_GEMV]), .ret_err (ret_err[ENG_GEMV]),
+    .ret_slot (eng_ret_slot[ENG_GEMV]),
+    .l2_rd_en (l2_rd_en[L2P_GEMV]), .l2_rd_addr (l2_rd_addr[L2P_GEMV]),
+    .l2_rd_data (l2_rd_data[L2P_GEMV]),
+    .l2_wr_en (l2_wr_en[L2P_GEMV]), .l2_wr_addr (l2_wr_addr[L2P_GEMV]),
+    .l2_wr_data (l2_wr_data[L2P_GEMV]), .l2_wr_mask (l2_wr_mask[L2P_GEMV]),
+    .ws_valid (ws_valid[WS_VECTOR]), .ws_ready (ws_ready[WS_VECTOR]),
+    .ws_data (ws_data[128*WS_VECTOR +: 128]),
+    .emax_we (gemv_emax_we), .emax_value (gemv_emax)
+  );
+  assign l2_wr_seq[L2P_GEMV] = ret_seq[ENG_GEMV];
+
+  pccx_gemm_engine #(
+    .L2_WORDS(L2_WORDS), .SW(SW), .ROWS(ARRAY_ROWS), .COLS(ARRAY_COLS),
+    .EXTRA_CYCLE(TIMING_SKEW[ENG_GEMM])
+  ) u_gemm (
+    .clk, .rst_n,
+    .start (eng_start[ENG_GEMM]), .start_word (eng_word[ENG_GEMM]),
+    .start_seq (eng_seq[ENG_GEMM]), .start_slot (eng_slot[ENG_GEMM]),
+    .fmap, .weight,
+    .idle (eng_idle[ENG_GEMM]), .ret_valid (ret_valid[ENG_GEMM]),
+    .ret_seq (ret_seq[ENG_GEMM]), .ret_op (ret_op[ENG_GEMM]), .ret_err (ret_err[ENG_GEMM]),
+    .ret_slot (eng_ret_slot[ENG_GEMM]),
+    .l2_rd_en (l2_rd_en[L2P_GEMM]), .l2_rd_addr (l2_rd_addr[L2P_GEMM]),
+    .l2_rd_data (l2_rd_data[L2P_GEMM]),
+    .l2_wr_en (l2_wr_en[L2P_GEMM]), .l2_wr_addr (l2_wr_addr[L2P_GEMM]),
+    .l2_wr_data (l2_wr_data[L2P_GEMM]), .l2_wr_mask (l2_wr_mask[L2P_GEMM]),
+    .ws_valid (ws_valid[WS_MATRIX]), .ws_ready (ws_ready[WS_MATRIX]),
+    .ws_data (ws_data[128*WS_MATRIX +: 128]),
+    .emax_we (gemm_emax_we), .emax_value (gemm_emax)
+  );
+  assign l2_wr_seq[L2P_GEMM] = ret_seq[ENG_GEMM];
+
+  assign ws_seq[32*WS_MATRIX +: 32] = ret_seq[ENG_GEMM];
+  assign ws_seq[32*WS_VECTOR +: 32] = ret_seq[ENG_GEMV];
+
+  // CVO: a placeholder until its engine lands.
+  pccx_placeholder_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_CVO])) u_cvo (
+    .clk, .rst_n,
+    .start (eng_start[ENG_CVO]), .start_word (eng_word[ENG_CVO]),
+    .start_seq (eng_seq[ENG_CVO]), .start_slot (eng_slot[ENG_CVO]),
+    .idle (eng_idle[ENG_CVO]), .ret_valid (ret_valid[ENG_CVO]),
+    .ret_seq (ret_seq[ENG_CVO]), .ret_op (ret_op[ENG_CVO]), .ret_err (ret_err[ENG_CVO]),
+    .ret_slot (eng_ret_slot[ENG_CVO])
+  );
 
   // ---- observation ports ----------------------------------------------------------
   assign tr_latch_valid = lat_fire;
@@ -211,11 +287,13 @@ module pccx_top
     assign tr_ret_op[4*p +: 4]    = ret_op[p];
     assign tr_ret_err[4*p +: 4]   = ret_err[p];
   end
-  assign tr_l2w_mem_valid = mem_wr_en;
-  assign tr_l2w_mem_addr  = mem_wr_addr;
-  assign tr_l2w_mem_data  = mem_wr_data;
-  assign tr_l2w_mem_mask  = mem_wr_mask;
-  assign tr_l2w_mem_seq   = ret_seq[ENG_MEM];
+  for (genvar p = 0; p < NUM_L2_PORTS; p++) begin : g_l2w_trace
+    assign tr_l2w_valid[p]          = l2_wr_en[p];
+    assign tr_l2w_addr[17*p +: 17]  = l2_wr_addr[p];
+    assign tr_l2w_data[128*p +: 128] = l2_wr_data[p];
+    assign tr_l2w_mask[8*p +: 8]    = l2_wr_mask[p];
+    assign tr_l2w_seq[32*p +: 32]   = l2_wr_seq[p];
+  end
   assign tr_tbl_valid     = tbl_wr_en;
   assign tr_tbl_entry     = tbl_wr_entry;
   assign tr_tbl_value     = tbl_wr_value;

@@ -1,0 +1,104 @@
+//! The harness side of the two weight-stream ports: the beats of a
+//! [`WeightSource`] offered in order, valid/ready, and a count per consuming
+//! instruction (the `ws_seq` sideband says which one took a beat).
+//!
+//! Ideal I/O offers a beat in every cycle (the timing contract's "weight
+//! streams never empty"). Stall I/O withholds `valid` on a seeded schedule,
+//! like a DDR-fed FIFO running dry; a beat once offered stays offered until
+//! taken, as AXI-Stream requires.
+
+use std::collections::HashMap;
+
+use pccx_golden::streams::WeightSource;
+
+use crate::stimulus::Rng;
+
+/// Chance, in percent, that an idle stream offers nothing in a cycle under
+/// stall I/O.
+pub const STREAM_EMPTY_PCT: u64 = 35;
+
+pub const NUM_STREAMS: usize = 2;
+
+pub struct WeightPort {
+    source: WeightSource,
+    /// Index of the next beat of each stream.
+    next: [u64; NUM_STREAMS],
+    /// Whether each stream offers a beat in the current cycle.
+    offered: [bool; NUM_STREAMS],
+    stall: Option<(u64, Rng)>,
+    /// Beats taken per (stream, sequence number) since reset, not yet
+    /// reported.
+    taken: HashMap<(usize, u32), u32>,
+}
+
+impl WeightPort {
+    pub fn new() -> WeightPort {
+        WeightPort {
+            source: WeightSource::new(0),
+            next: [0; NUM_STREAMS],
+            offered: [true; NUM_STREAMS],
+            stall: None,
+            taken: HashMap::new(),
+        }
+    }
+
+    pub fn set_source(&mut self, source: WeightSource) {
+        self.source = source;
+    }
+
+    /// `Some(seed)`: stall I/O from `seed`; `None`: ideal.
+    pub fn set_stalls(&mut self, seed: Option<u64>) {
+        self.stall = seed.map(|s| (s, Rng::new(s)));
+    }
+
+    /// Back to beat 0 of both streams, and the stall schedule's start.
+    pub fn restart(&mut self) {
+        self.next = [0; NUM_STREAMS];
+        self.offered = [true; NUM_STREAMS];
+        self.taken.clear();
+        if let Some((seed, rng)) = &mut self.stall {
+            *rng = Rng::new(*seed);
+        }
+    }
+
+    /// Valid and data of `stream` for the coming cycle.
+    pub fn offer(&mut self, stream: usize) -> (bool, u128) {
+        if let Some((_, rng)) = &mut self.stall {
+            // Drawn only while nothing is pending: an offered beat stays.
+            if !self.offered[stream] {
+                self.offered[stream] = rng.below(100) >= STREAM_EMPTY_PCT;
+            }
+        }
+        (
+            self.offered[stream],
+            self.source.beat(stream, self.next[stream]),
+        )
+    }
+
+    /// A beat of `stream` moved at this edge, taken by instruction `seq`.
+    pub fn taken(&mut self, stream: usize, seq: u32) {
+        self.next[stream] += 1;
+        *self.taken.entry((stream, seq)).or_insert(0) += 1;
+        if self.stall.is_some() {
+            self.offered[stream] = false;
+        }
+    }
+
+    /// Beats consumed from each stream since reset.
+    pub fn consumed(&self) -> [u64; NUM_STREAMS] {
+        self.next
+    }
+
+    /// Takes the count of beats instruction `seq` consumed, per stream.
+    pub fn take_counts(&mut self, seq: u32) -> Vec<(usize, u32)> {
+        (0..NUM_STREAMS)
+            .filter_map(|s| self.taken.remove(&(s, seq)).map(|n| (s, n)))
+            .collect()
+    }
+}
+
+impl Default for WeightPort {
+    fn default() -> Self {
+        WeightPort::new()
+    }
+}

@@ -1,0 +1,328 @@
+// pccx_gemm_engine: the matrix core. GEMM on a weight-stationary systolic
+// array of ROWS x COLS processing elements (docs/architecture.md, GEMM
+// engine; docs/timing.md for the cycle count of every phase).
+//
+// One instruction, after its start-cycle checks (pccx_pkg::mat_error):
+//   FILL     the M activation rows move from L2 into L1 (route 0x12), one
+//            word per cycle.
+//   per architectural 32-column tile t, per chunk of ROWS k values:
+//     WLOAD    the chunk's weight beats (one per k) from the matrix stream
+//              into the weight buffer; the engine waits while the stream is
+//              empty.
+//     per sub-tile of COLS columns of the tile:
+//       PRELOAD  the PEs take their weights W[k0 + r][32t + sub0 + c].
+//       STREAM   activation rows enter the left edge, row r delayed by r
+//                cycles (the staggered feed); activations move one PE right
+//                and partial sums one PE down per cycle; column c's sum for
+//                row m leaves the bottom ROWS + c cycles after row m entered
+//                and is added to the accumulator buffer (the first chunk
+//                assigns). Lasts M + ROWS + COLS - 1 cycles.
+//   SCALE    with w_scale, ceil(N/8) scale beats into the scale buffer.
+//   OUT      the shared output path converts, scales, accumulates and writes
+//            the M x N results (route 0x21), one word per cycle.
+// Integer accumulation is exact, so how the array tiles K, M and N never
+// shows in the results, only in the cycle count.
+module pccx_gemm_engine
+  import pccx_pkg::*;
+#(
+  parameter int L2_WORDS = 114688,
+  parameter int SW = 6,
+  parameter int ROWS = 32,
+  parameter int COLS = 32,
+  parameter bit EXTRA_CYCLE = 1'b0
+) (
+  input  logic          clk,
+  input  logic          rst_n,
+  input  logic          start,
+  /* verilator lint_off UNUSEDSIGNAL */  // parallel_lane and the reserved bits
+  input  logic [63:0]   start_word,       // mean nothing to the systolic array
+  input  shape_t        fmap [64],        // c is ignored by GEMM
+  input  shape_t        weight [64],
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [31:0]   start_seq,
+  input  logic [SW-1:0] start_slot,
+  output logic          idle,
+  output logic          ret_valid,
+  output logic [31:0]   ret_seq,
+  output logic [3:0]    ret_op,
+  output logic [3:0]    ret_err,
+  output logic [SW-1:0] ret_slot,
+  output logic          l2_rd_en,
+  output logic [16:0]   l2_rd_addr,
+  input  logic [127:0]  l2_rd_data,
+  output logic          l2_wr_en,
+  output logic [16:0]   l2_wr_addr,
+  output logic [127:0]  l2_wr_data,
+  output logic [7:0]    l2_wr_mask,
+  input  logic          ws_valid,
+  output logic          ws_ready,
+  input  logic [127:0]  ws_data,
+  output logic          emax_we,
+  output logic [15:0]   emax_value
+);
+  localparam int IW = $clog2(MAT_ACC_WORDS);
+  localparam int LW = $clog2(MAT_L1_WORDS);
+
+  typedef enum logic [3:0] {
+    S_IDLE, S_FILL, S_WLOAD, S_PRELOAD, S_STREAM, S_SCALE, S_OUT, S_SKEW, S_RETIRE
+  } state_e;
+  localparam state_e S_DONE = EXTRA_CYCLE ? S_SKEW : S_RETIRE;
+
+  state_e      state;
+  logic [3:0]  err;
+  logic [16:0] src, dst;
+  logic [15:0] m_rows, k_len, n_cols;
+  logic [LW:0] in_words;    // M * ceil(K/16) <= MAT_L1_WORDS
+  logic [IW:0] out_words;   // M * ceil(N/8)  <= MAT_ACC_WORDS
+  logic [IW:0] row_words;   // ceil(N/8)
+  logic [11:0] k_words;     // ceil(K/16)
+  logic        findemax, accm, w_scale;
+  logic [15:0] cnt;         // cycle (or beat) within the current phase
+  logic [15:0] tile_n0;     // first column of the current 32-column tile
+  logic [15:0] k0;          // first k of the current chunk
+  logic [5:0]  sub0;        // first column of the sub-tile within the tile
+  logic [IW-1:0] out_col;   // column word of the output word being issued
+
+  assign idle      = (state == S_IDLE);
+  assign ret_valid = (state == S_RETIRE);
+  assign ret_op    = OP_GEMM;
+  assign ret_err   = err;
+
+  // Rows of the current chunk and columns of the current tile.
+  logic [15:0] chunk_rows, tile_cols;
+  assign chunk_rows = (k_len - k0 < 16'(ROWS)) ? k_len - k0 : 16'(ROWS);
+  assign tile_cols  = (n_cols - tile_n0 < 16'd32) ? n_cols - tile_n0 : 16'd32;
+
+  // ---- buffers ----------------------------------------------------------------
+  logic [127:0] l1 [MAT_L1_WORDS];          // activations, row m at m * k_words
+  logic [127:0] wbuf [ROWS];                // the chunk's weight beats
+  logic [127:0] sbuf [MAT_ACC_WORDS];       // scale beats
+  logic signed [31:0] acc [8 * MAT_ACC_WORDS];  // row m, column n at m*8*ceil(N/8) + n
+
+  // ---- the array ----------------------------------------------------------------
+  logic signed [7:0]  pe_w [ROWS][COLS];    // stationary INT4 weights (sign-extended)
+  logic signed [7:0]  pe_a [ROWS][COLS];    // activation leaving each PE to the right
+  logic signed [31:0] pe_p [ROWS][COLS];    // partial sum leaving each PE downwards
+  logic signed [7:0]  feed [ROWS];          // left-edge input of each row
+
+  // Row r's input in stream cycle cnt is a[m][k0 + r] with m = cnt - r.
+  always_comb begin
+    for (int r = 0; r < ROWS; r++) begin
+      int m, k;
+      m = int'(cnt) - r;
+      k = int'(k0) + r;
+      feed[r] = 8'sd0;
+      if (m >= 0 && m < int'(m_rows) && k < int'(k_len))
+        feed[r] = l1[LW'(m * int'(k_words) + k / 16)][8 * (k % 16) +: 8];
+    end
+  end
+
+  // The array, and the accumulation of what leaves its bottom edge, in one
+  // block of blocking assignments in reverse order (last row and column
+  // first), so every PE reads its neighbours' values from before the edge:
+  // the same registers as non-blocking writes, without the per-element
+  // shadow copies Verilator makes for non-blocking writes to unpacked arrays
+  // inside loops (docs/architecture.md, simulation speed).
+  /* verilator lint_off BLKSEQ */
+  always_ff @(posedge clk) begin
+    if (state == S_PRELOAD) begin
+      for (int r = 0; r < ROWS; r++)
+        for (int c = 0; c < COLS; c++) begin
+          pe_a[r][c] = 8'sd0;
+          pe_w[r][c] = (16'(r) < chunk_rows && 16'(sub0) + 16'(c) < tile_cols)
+                       ? 8'(signed'(wbuf[r][4 * (int'(sub0) + c) +: 4])) : 8'sd0;
+        end
+    end else if (state == S_STREAM) begin
+      // Column c's bottom output in stream cycle cnt belongs to row
+      // m = cnt - ROWS - c (it left the array at the previous edge).
+      for (int c = 0; c < COLS; c++) begin
+        int m;
+        logic [$clog2(8 * MAT_ACC_WORDS)-1:0] idx;
+        m = int'(cnt) - ROWS - c;
+        idx = $bits(idx)'(m * 8 * int'(row_words) + int'(tile_n0) + int'(sub0) + c);
+        if (m >= 0 && m < int'(m_rows) && int'(sub0) + c < int'(tile_cols))
+          acc[idx] = ((k0 == 16'd0) ? 32'sd0 : acc[idx]) + pe_p[ROWS - 1][c];
+      end
+      for (int r = ROWS - 1; r >= 1; r--) begin
+        for (int c = COLS - 1; c >= 1; c--) begin
+          pe_p[r][c] = pe_p[r - 1][c] + 32'(pe_a[r][c - 1]) * 32'(pe_w[r][c]);
+          pe_a[r][c] = pe_a[r][c - 1];
+        end
+        pe_p[r][0] = pe_p[r - 1][0] + 32'(feed[r]) * 32'(pe_w[r][0]);
+        pe_a[r][0] = feed[r];
+      end
+      for (int c = COLS - 1; c >= 1; c--) begin
+        pe_p[0][c] = 32'(pe_a[0][c - 1]) * 32'(pe_w[0][c]);
+        pe_a[0][c] = pe_a[0][c - 1];
+      end
+      pe_p[0][0] = 32'(feed[0]) * 32'(pe_w[0][0]);
+      pe_a[0][0] = feed[0];
+    end
+  end
+  /* verilator lint_on BLKSEQ */
+
+  // ---- L1 fill (route 0x12) ---------------------------------------------------------
+  logic          fill_wr;
+  logic [LW-1:0] fill_idx;
+  always_ff @(posedge clk) begin
+    fill_wr  <= (state == S_FILL);
+    fill_idx <= LW'(cnt);
+    if (fill_wr) l1[fill_idx] <= l2_rd_data;
+  end
+
+  // ---- weight and scale beats -------------------------------------------------------
+  assign ws_ready = (state == S_WLOAD) || (state == S_SCALE);
+  logic ws_fire;
+  assign ws_fire = ws_valid && ws_ready;
+
+  always_ff @(posedge clk) begin
+    if (ws_fire && state == S_WLOAD) wbuf[cnt[$clog2(ROWS > 1 ? ROWS : 2)-1:0]] <= ws_data;
+    if (ws_fire && state == S_SCALE) sbuf[IW'(cnt)] <= ws_data;
+  end
+
+  // ---- output path (route 0x21) ----------------------------------------------------
+  logic          wb_rd_en;
+  logic [16:0]   wb_rd_addr;
+  logic [IW-1:0] wb_acc_idx, wb_scale_idx;
+  logic signed [31:0] wb_acc_word [8];
+  logic [15:0]   wb_emax;
+  logic [7:0]    issue_mask;
+  logic          issue;
+
+  assign issue = (state == S_OUT) && (cnt < 16'(out_words));
+  assign issue_mask = (out_col == IW'(row_words - 1'b1) && n_cols[2:0] != 3'd0)
+                      ? 8'((16'd1 << n_cols[2:0]) - 16'd1) : 8'hFF;
+  for (genvar i = 0; i < 8; i++) begin : g_acc_word
+    assign wb_acc_word[i] = acc[8 * int'(wb_acc_idx) + i];
+  end
+
+  pccx_mat_writeback #(.ACC_WORDS(MAT_ACC_WORDS)) u_writeback (
+    .clk, .rst_n,
+    .clear (start), .dest (dst), .accm, .w_scale,
+    .issue, .issue_idx (IW'(cnt)), .issue_col (out_col), .issue_mask,
+    .acc_idx (wb_acc_idx), .acc_word (wb_acc_word),
+    .scale_idx (wb_scale_idx), .scale_word (sbuf[wb_scale_idx]),
+    .l2_rd_en (wb_rd_en), .l2_rd_addr (wb_rd_addr), .l2_rd_data,
+    .l2_wr_en, .l2_wr_addr, .l2_wr_data, .l2_wr_mask,
+    .emax (wb_emax)
+  );
+
+  assign l2_rd_en   = (state == S_FILL) || wb_rd_en;
+  assign l2_rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_rd_addr;
+  assign emax_we    = ret_valid && findemax && (err == ERR_OK);
+  assign emax_value = wb_emax;
+
+  // ---- control ------------------------------------------------------------------------
+  logic [3:0] s_err;
+  shape_t     s_fm, s_wt;
+  assign s_fm  = fmap[start_word[13:8]];
+  assign s_wt  = weight[start_word[19:14]];
+  assign s_err = mat_error(start_word, s_fm, s_wt, 64'(L2_WORDS));
+
+  logic last_stream_cycle;
+  assign last_stream_cycle = (cnt == m_rows + 16'(ROWS) + 16'(COLS) - 16'd2);
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state     <= S_IDLE;
+      err       <= ERR_OK;
+      ret_seq   <= '0;
+      ret_slot  <= '0;
+      src       <= '0;
+      dst       <= '0;
+      m_rows    <= '0;
+      k_len     <= '0;
+      n_cols    <= '0;
+      in_words  <= '0;
+      out_words <= '0;
+      row_words <= '0;
+      k_words   <= '0;
+      findemax  <= 1'b0;
+      accm      <= 1'b0;
+      w_scale   <= 1'b0;
+      cnt       <= '0;
+      tile_n0   <= '0;
+      k0        <= '0;
+      sub0      <= '0;
+      out_col   <= '0;
+    end else begin
+      case (state)
+        S_IDLE: if (start) begin
+          ret_seq   <= start_seq;
+          ret_slot  <= start_slot;
+          err       <= s_err;
+          src       <= start_word[42:26];
+          dst       <= start_word[59:43];
+          findemax  <= start_word[25];
+          accm      <= start_word[24];
+          w_scale   <= start_word[23];
+          m_rows    <= s_fm.a;
+          k_len     <= s_fm.b;
+          n_cols    <= s_wt.b;
+          // Meaningful only without a shape error, which bounds them.
+          k_words   <= 12'((17'(s_fm.b) + 17'd15) >> 4);
+          row_words <= (IW + 1)'((17'(s_wt.b) + 17'd7) >> 3);
+          in_words  <= (LW + 1)'(32'(s_fm.a) * ((32'(s_fm.b) + 32'd15) >> 4));
+          out_words <= (IW + 1)'(32'(s_fm.a) * ((32'(s_wt.b) + 32'd7) >> 3));
+          cnt       <= '0;
+          state     <= (s_err != ERR_OK) ? S_DONE : S_FILL;
+        end
+        S_FILL: begin
+          cnt <= cnt + 16'd1;
+          if (cnt == 16'(in_words) - 16'd1) begin
+            cnt     <= '0;
+            tile_n0 <= '0;
+            k0      <= '0;
+            state   <= S_WLOAD;
+          end
+        end
+        S_WLOAD: if (ws_fire) begin
+          cnt <= cnt + 16'd1;
+          if (cnt == chunk_rows - 16'd1) begin
+            sub0  <= '0;
+            state <= S_PRELOAD;
+          end
+        end
+        S_PRELOAD: begin
+          cnt   <= '0;
+          state <= S_STREAM;
+        end
+        S_STREAM: begin
+          cnt <= cnt + 16'd1;
+          if (last_stream_cycle) begin
+            cnt <= '0;
+            if (16'(sub0) + 16'(COLS) < tile_cols) begin
+              sub0  <= sub0 + 6'(COLS);
+              state <= S_PRELOAD;
+            end else if (k0 + 16'(ROWS) < k_len) begin
+              k0    <= k0 + 16'(ROWS);
+              state <= S_WLOAD;
+            end else if (tile_n0 + 16'd32 < n_cols) begin
+              tile_n0 <= tile_n0 + 16'd32;
+              k0      <= '0;
+              state   <= S_WLOAD;
+            end else begin
+              out_col <= '0;
+              state   <= w_scale ? S_SCALE : S_OUT;
+            end
+          end
+        end
+        S_SCALE: if (ws_fire) begin
+          cnt <= cnt + 16'd1;
+          if (cnt == 16'(row_words) - 16'd1) begin
+            cnt   <= '0;
+            state <= S_OUT;
+          end
+        end
+        S_OUT: begin
+          cnt <= cnt + 16'd1;
+          if (issue) out_col <= (out_col == IW'(row_words - 1'b1)) ? '0 : out_col + 1'b1;
+          if (cnt == 16'(out_words)) state <= S_DONE;
+        end
+        S_SKEW:   state <= S_RETIRE;
+        S_RETIRE: state <= S_IDLE;
+        default:  state <= S_IDLE;
+      endcase
+    end
+  end
+endmodule
