@@ -4,6 +4,8 @@
 pub mod config;
 #[cfg(not(pccx_no_rtl))]
 pub mod rtl;
+#[cfg(not(pccx_no_rtl))]
+pub mod bench;
 
 pub mod campaign;
 pub mod faults;

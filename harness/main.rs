@@ -123,6 +123,11 @@ enum Command {
         repeat: usize,
         #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
         config: String,
+        /// Instead of a campaign, time the RTL alone while one engine is
+        /// busy on one large instruction: `gemm` (the systolic array) or
+        /// `gemv` (the vector core).
+        #[arg(long, value_name = "ENGINE", value_parser = ["gemm", "gemv"])]
+        busy: Option<String>,
     },
     /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
     /// reference and DUT now agree, 2 if the file is malformed.
@@ -168,7 +173,15 @@ fn main() -> ExitCode {
             instrs,
             repeat,
             config,
+            busy: None,
         }) => bench(seed, count, instrs, repeat, &config),
+        Some(Command::Bench {
+            seed,
+            repeat,
+            config,
+            busy: Some(engine),
+            ..
+        }) => bench_busy(seed, repeat, &config, &engine),
         Some(Command::Replay { min, file }) => replay(&file, min),
         None => run(&cli.run),
     };
@@ -350,6 +363,46 @@ fn bench(
         rates[rates.len() - 1]
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(pccx_no_rtl))]
+fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<ExitCode, Failure> {
+    use pccx_cosim::bench::{busy_run, BusyEngine};
+    if repeat == 0 {
+        return Err(Failure::Message("--repeat must be at least 1".into()));
+    }
+    let which = if engine == "gemv" {
+        BusyEngine::Gemv
+    } else {
+        BusyEngine::Gemm
+    };
+    let mut rates = Vec::new();
+    for run in 1..=repeat {
+        let r = busy_run(hw_config(config), which, seed + run as u64).map_err(Failure::Message)?;
+        say!(
+            "run {run}: {} cycles busy, {:.3} s, {:.0} cycles/s",
+            r.cycles,
+            r.seconds,
+            r.cycles_per_second()
+        );
+        rates.push(r.cycles_per_second());
+    }
+    rates.sort_by(f64::total_cmp);
+    say!(
+        "bench: {config}, {engine} busy: median {:.0} simulated cycles/s (RTL alone), \
+         min {:.0}, max {:.0}, {repeat} runs",
+        rates[rates.len() / 2],
+        rates[0],
+        rates[rates.len() - 1]
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(pccx_no_rtl)]
+fn bench_busy(_: u64, _: usize, _: &str, _: &str) -> Result<ExitCode, Failure> {
+    Err(Failure::Message(
+        "this pccx-cosim was built with PCCX_NO_RTL=1 and has no RTL model to time".into(),
+    ))
 }
 
 /// A progress bar for a campaign of `count` seeds, only when stdout is a

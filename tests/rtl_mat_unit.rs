@@ -149,14 +149,14 @@ fn gemm_busy(rows: usize, cols: usize, c: Case) -> usize {
             busy += (c.k - kc * rows).min(rows) + tc.div_ceil(cols) * (c.m + rows + cols);
         }
     }
-    busy + if c.w_scale { w } else { 0 } + c.m * w + 1
+    busy + if c.w_scale { w } else { 0 } + c.m * w + 2
 }
 
 fn gemv_busy(lanes: usize, c: Case) -> usize {
     let p = if c.lanes == 0 || c.lanes as usize > lanes { lanes } else { c.lanes as usize };
     let cj = |j: usize| (j / p) * p.max(4) + j % p;
     let w = c.n.div_ceil(8);
-    c.k.div_ceil(16) + c.n.div_ceil(32) * (cj(c.k - 1) + 6) + if c.w_scale { w } else { 0 } + w + 1
+    c.k.div_ceil(16) + c.n.div_ceil(32) * (cj(c.k - 1) + 6) + if c.w_scale { w } else { 0 } + w + 2
 }
 
 fn cases(gemv: bool) -> Vec<Case> {

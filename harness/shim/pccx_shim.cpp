@@ -187,8 +187,8 @@ int l2_write(void *sim, uint32_t addr, uint32_t n, const uint64_t *in) {
 uint64_t table_read(void *sim, uint32_t table, uint32_t index) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   index &= 63;
-  return table ? root->pccx_top__DOT__u_tables__DOT__weight[index]
-               : root->pccx_top__DOT__u_tables__DOT__fmap[index];
+  return table ? root->pccx_top__DOT__u_sched__DOT__weight[index]
+               : root->pccx_top__DOT__u_sched__DOT__fmap[index];
 }
 
 uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max; }

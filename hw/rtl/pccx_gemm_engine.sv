@@ -36,8 +36,8 @@ module pccx_gemm_engine
   input  logic          start,
   /* verilator lint_off UNUSEDSIGNAL */  // parallel_lane and the reserved bits
   input  logic [63:0]   start_word,       // mean nothing to the systolic array
-  input  shape_t        fmap [64],        // c is ignored by GEMM
-  input  shape_t        weight [64],
+  input  shape_t        fmap,             // fmap[shape_ptr_addr]; c is ignored
+  input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [31:0]   start_seq,
   input  logic [SW-1:0] start_slot,
@@ -105,18 +105,6 @@ module pccx_gemm_engine
   logic signed [31:0] pe_p [ROWS][COLS];    // partial sum leaving each PE downwards
   logic signed [7:0]  feed [ROWS];          // left-edge input of each row
 
-  // Row r's input in stream cycle cnt is a[m][k0 + r] with m = cnt - r.
-  always_comb begin
-    for (int r = 0; r < ROWS; r++) begin
-      int m, k;
-      m = int'(cnt) - r;
-      k = int'(k0) + r;
-      feed[r] = 8'sd0;
-      if (m >= 0 && m < int'(m_rows) && k < int'(k_len))
-        feed[r] = l1[LW'(m * int'(k_words) + k / 16)][8 * (k % 16) +: 8];
-    end
-  end
-
   // The array, and the accumulation of what leaves its bottom edge, in one
   // block of blocking assignments in reverse order (last row and column
   // first), so every PE reads its neighbours' values from before the edge:
@@ -133,6 +121,16 @@ module pccx_gemm_engine
                        ? 8'(signed'(wbuf[r][4 * (int'(sub0) + c) +: 4])) : 8'sd0;
         end
     end else if (state == S_STREAM) begin
+      // Row r's input in stream cycle cnt is a[m][k0 + r] with m = cnt - r
+      // (the staggered feed in front of the array).
+      for (int r = 0; r < ROWS; r++) begin
+        int m, k;
+        m = int'(cnt) - r;
+        k = int'(k0) + r;
+        feed[r] = 8'sd0;
+        if (m >= 0 && m < int'(m_rows) && k < int'(k_len))
+          feed[r] = l1[LW'(m * int'(k_words) + k / 16)][8 * (k % 16) +: 8];
+      end
       // Column c's bottom output in stream cycle cnt belongs to row
       // m = cnt - ROWS - c (it left the array at the previous edge).
       for (int c = 0; c < COLS; c++) begin
@@ -215,8 +213,8 @@ module pccx_gemm_engine
   // ---- control ------------------------------------------------------------------------
   logic [3:0] s_err;
   shape_t     s_fm, s_wt;
-  assign s_fm  = fmap[start_word[13:8]];
-  assign s_wt  = weight[start_word[19:14]];
+  assign s_fm  = fmap;
+  assign s_wt  = weight;
   assign s_err = mat_error(start_word, s_fm, s_wt, 64'(L2_WORDS));
 
   logic last_stream_cycle;
@@ -317,7 +315,7 @@ module pccx_gemm_engine
         S_OUT: begin
           cnt <= cnt + 16'd1;
           if (issue) out_col <= (out_col == IW'(row_words - 1'b1)) ? '0 : out_col + 1'b1;
-          if (cnt == 16'(out_words)) state <= S_DONE;
+          if (cnt == 16'(out_words) + 16'd1) state <= S_DONE;
         end
         S_SKEW:   state <= S_RETIRE;
         S_RETIRE: state <= S_IDLE;

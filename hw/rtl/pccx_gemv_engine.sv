@@ -29,8 +29,8 @@ module pccx_gemv_engine
   input  logic          start,
   /* verilator lint_off UNUSEDSIGNAL */  // the reserved bits; fmap c and
   input  logic [63:0]   start_word,       // weight c are ignored
-  input  shape_t        fmap [64],
-  input  shape_t        weight [64],
+  input  shape_t        fmap,             // fmap[shape_ptr_addr]
+  input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [31:0]   start_seq,
   input  logic [SW-1:0] start_slot,
@@ -200,8 +200,8 @@ module pccx_gemv_engine
   logic [3:0] s_err;
   shape_t     s_fm, s_wt;
   logic [4:0] s_lanes;
-  assign s_fm    = fmap[start_word[13:8]];
-  assign s_wt    = weight[start_word[19:14]];
+  assign s_fm    = fmap;
+  assign s_wt    = weight;
   assign s_err   = mat_error(start_word, s_fm, s_wt, 64'(L2_WORDS));
   assign s_lanes = start_word[7:3];
 
@@ -279,7 +279,7 @@ module pccx_gemv_engine
         S_OUT: begin
           cnt <= cnt + 16'd1;
           if (issue) out_col <= (out_col == IW'(row_words - 1'b1)) ? '0 : out_col + 1'b1;
-          if (cnt == 16'(row_words)) state <= S_DONE;
+          if (cnt == 16'(row_words) + 16'd1) state <= S_DONE;
         end
         S_SKEW:   state <= S_RETIRE;
         S_RETIRE: state <= S_IDLE;

@@ -1,12 +1,18 @@
 // pccx_mat_writeback: the output path shared by the GEMV and GEMM engines
 // (docs/numerics.md section 2.2; routes 0x21 and 0x31).
 //
-// A two-stage pipeline over the output words. In the cycle the engine
+// A three-stage pipeline over the output words. In the cycle the engine
 // issues word i it reads the old destination word from L2; in the next cycle
 // it converts the word's 8 exact accumulators to BF16 (one rounding), applies
 // the column scales (w_scale) and adds the old elements (accm), each a single
-// rounding of its exact result, and writes the word with its element mask.
-// It also keeps the findemax maximum of every value written since `clear`.
+// rounding of its exact result, into the output register; in the cycle after
+// that the word is written with its element mask. It also keeps the findemax
+// maximum of every value computed since `clear`.
+//
+// The arithmetic sits in a clocked block under `if (cvt_valid)`, not in
+// combinational logic: Verilator evaluates combinational logic after every
+// clock edge, and eight BF16 pipelines for each of two engines would then
+// cost every simulated cycle, busy or not.
 module pccx_mat_writeback
   import pccx_bf16_pkg::*;
 #(
@@ -42,51 +48,59 @@ module pccx_mat_writeback
 );
   localparam int IW = $clog2(ACC_WORDS);
 
-  logic          wr_valid;
-  logic [IW-1:0] wr_idx, wr_col;
-  logic [7:0]    wr_mask;
+  // stage 2: convert; stage 3: write
+  logic          cvt_valid;
+  logic [IW-1:0] cvt_idx, cvt_col;
+  logic [7:0]    cvt_mask;
+  logic          out_valid;
+  logic [IW-1:0] out_idx;
+  logic [127:0]  out_data;
+  logic [7:0]    out_mask;
+  logic          emax_seen;
 
   assign l2_rd_en   = issue;
   assign l2_rd_addr = dest + 17'(issue_idx);
-  assign acc_idx    = wr_idx;
-  assign scale_idx  = wr_col;
+  assign acc_idx    = cvt_idx;
+  assign scale_idx  = cvt_col;
+  assign l2_wr_en   = out_valid;
+  assign l2_wr_addr = dest + 17'(out_idx);
+  assign l2_wr_data = out_data;
+  assign l2_wr_mask = out_mask;
 
-  logic [15:0] result [8];
-  logic [15:0] word_max;
-  always_comb begin
-    word_max = 16'h0000;
-    for (int i = 0; i < 8; i++) begin
-      result[i] = bf16_from_int(acc_word[i]);
-      if (w_scale) result[i] = bf16_mul(result[i], scale_word[16*i +: 16]);
-      if (accm)    result[i] = bf16_add(l2_rd_data[16*i +: 16], result[i]);
-      l2_wr_data[16*i +: 16] = result[i];
-    end
-    // The word's maximum over its written lanes (lane 0 is always written).
-    word_max = result[0];
-    for (int i = 1; i < 8; i++)
-      if (wr_mask[i] && emax_key(result[i]) > emax_key(word_max)) word_max = result[i];
-  end
-
-  assign l2_wr_en   = wr_valid;
-  assign l2_wr_addr = dest + 17'(wr_idx);
-  assign l2_wr_mask = wr_mask;
-
-  logic emax_seen;
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      wr_valid  <= 1'b0;
-      wr_idx    <= '0;
-      wr_col    <= '0;
-      wr_mask   <= '0;
+      cvt_valid <= 1'b0;
+      cvt_idx   <= '0;
+      cvt_col   <= '0;
+      cvt_mask  <= '0;
+      out_valid <= 1'b0;
+      out_idx   <= '0;
+      out_data  <= '0;
+      out_mask  <= '0;
       emax      <= 16'h0000;
       emax_seen <= 1'b0;
     end else begin
-      wr_valid <= issue;
-      wr_idx   <= issue_idx;
-      wr_col   <= issue_col;
-      wr_mask  <= issue_mask;
+      cvt_valid <= issue;
+      cvt_idx   <= issue_idx;
+      cvt_col   <= issue_col;
+      cvt_mask  <= issue_mask;
+      out_valid <= cvt_valid;
       if (clear) emax_seen <= 1'b0;
-      else if (wr_valid) begin
+      if (cvt_valid) begin
+        logic [15:0] r, word_max;
+        logic [127:0] data;
+        word_max = 16'h0000;
+        for (int i = 0; i < 8; i++) begin
+          r = bf16_from_int(acc_word[i]);
+          if (w_scale) r = bf16_mul(r, scale_word[16*i +: 16]);
+          if (accm)    r = bf16_add(l2_rd_data[16*i +: 16], r);
+          data[16*i +: 16] = r;
+          // Lane 0 is always written; the others only when the mask says so.
+          if (i == 0 || (cvt_mask[i] && emax_key(r) > emax_key(word_max))) word_max = r;
+        end
+        out_idx  <= cvt_idx;
+        out_data <= data;
+        out_mask <= cvt_mask;
         emax_seen <= 1'b1;
         if (!emax_seen || emax_key(word_max) > emax_key(emax)) emax <= word_max;
       end

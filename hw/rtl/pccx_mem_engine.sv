@@ -28,7 +28,7 @@ module pccx_mem_engine
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [31:0]   start_seq,
   input  logic [SW-1:0] start_slot,
-  input  shape_t        fmap [64],
+  input  shape_t        fmap,             // fmap[shape_ptr_addr]
   output logic          idle,
   output logic          ret_valid,
   output logic [31:0]   ret_seq,
@@ -108,7 +108,7 @@ module pccx_mem_engine
   always_comb begin
     s_from_host = start_word[59];
     s_to_host   = start_word[58];
-    s_len       = memcpy_words(fmap[start_word[6:1]]);
+    s_len       = memcpy_words(fmap);
     s_src_end   = 64'(start_word[40:24]) + s_len;
     s_dst_end   = 64'(start_word[57:41]) + s_len;
     s_err       = ERR_OK;

@@ -10,6 +10,12 @@
 // its row is empty. Doing the comparison at latch time, not every cycle,
 // keeps the cost per simulated cycle independent of the number of slots.
 //
+// The scheduler also holds the two shape tables: footprints are computed
+// from them, and keeping them here (not behind an array-valued port) saves
+// the simulator a copy of both tables per module boundary every cycle. The
+// engines get the entries their head instruction names (eng_fmap,
+// eng_weight); MEMSET writes through tbl_wr_*, the harness through bd_*.
+//
 // Slots: every in-flight instruction is either in a FIFO or running in its
 // engine, so NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES slots never run out
 // while the target FIFO has room.
@@ -31,9 +37,16 @@ module pccx_scheduler
   output logic          lat_ready,
   output logic          lat_fire,
   output logic [31:0]   lat_seq,      // sequence number given to the latched word
-  // shape tables (footprints depend on them)
-  input  shape_t        fmap   [64],
-  input  shape_t        weight [64],
+  // shape tables: the MEMSET engine's write port and the backdoor (used
+  // while idle); the entries named by each engine's head instruction
+  input  logic          tbl_wr_en,
+  input  entry_id_t     tbl_wr_entry,
+  input  shape_t        tbl_wr_value,
+  input  logic          bd_wr_en,
+  input  entry_id_t     bd_wr_entry,
+  input  shape_t        bd_wr_value,
+  output shape_t        eng_fmap   [NUM_ENGINES],  // fmap[shape_ptr_addr]
+  output shape_t        eng_weight [NUM_ENGINES],  // weight[size_ptr_addr]
   // engines
   input  logic [NUM_ENGINES-1:0] eng_idle,
   output logic [NUM_ENGINES-1:0] eng_start,
@@ -48,6 +61,29 @@ module pccx_scheduler
   output logic [3:0]    dec_ret_op,
   output logic [3:0]    dec_ret_err
 );
+  shape_t fmap   [64] /*verilator public_flat_rd*/;
+  shape_t weight [64] /*verilator public_flat_rd*/;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      for (int i = 0; i < 64; i++) begin
+        fmap[i]   <= '0;
+        weight[i] <= '0;
+      end
+    end else if (bd_wr_en) begin
+      if (bd_wr_entry[6]) weight[bd_wr_entry[5:0]] <= bd_wr_value;
+      else                fmap[bd_wr_entry[5:0]]   <= bd_wr_value;
+    end else if (tbl_wr_en) begin
+      if (tbl_wr_entry[6]) weight[tbl_wr_entry[5:0]] <= tbl_wr_value;
+      else                 fmap[tbl_wr_entry[5:0]]   <= tbl_wr_value;
+    end
+  end
+
+  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_entries
+    assign eng_fmap[e]   = fmap[shape_ptr_of(eng_word[e])];
+    assign eng_weight[e] = weight[size_ptr_of(eng_word[e])];
+  end
+
   logic [NSLOT-1:0] slot_valid;
   logic [63:0]      slot_word [NSLOT];
   logic [31:0]      slot_seq  [NSLOT];
@@ -164,7 +200,7 @@ module pccx_scheduler
     end else begin
       dec_ret_valid <= dec_ret_late;
       dec_ret_late  <= 1'b0;
-      for (int i = 0; i < NSLOT; i++) dep[i] <= dep[i] & ~retiring;
+      if (retiring != '0) for (int i = 0; i < NSLOT; i++) dep[i] <= dep[i] & ~retiring;
       slot_valid <= slot_valid & ~retiring;
       if (lat_fire) begin
         next_seq <= next_seq + 32'd1;

@@ -102,7 +102,10 @@ module pccx_top
     .status (status_o), .retired_count
   );
 
-  shape_t fmap [64], weight [64];
+  shape_t eng_fmap [NUM_ENGINES], eng_weight [NUM_ENGINES];
+  logic      tbl_wr_en;
+  entry_id_t tbl_wr_entry;
+  shape_t    tbl_wr_value;
   logic [NUM_ENGINES-1:0] eng_idle, eng_start, eng_ret_valid;
   logic [63:0]   eng_word [NUM_ENGINES];
   logic [31:0]   eng_seq  [NUM_ENGINES];
@@ -116,7 +119,9 @@ module pccx_top
   pccx_scheduler #(.FIFO_DEPTH(FIFO_DEPTH), .DECODER_EXTRA_CYCLE(TIMING_SKEW[RET_DECODER])) u_sched (
     .clk, .rst_n,
     .lat_valid, .lat_word, .lat_ready, .lat_fire, .lat_seq,
-    .fmap, .weight,
+    .tbl_wr_en, .tbl_wr_entry, .tbl_wr_value,
+    .bd_wr_en (bd_tbl_we), .bd_wr_entry (bd_tbl_entry), .bd_wr_value (bd_tbl_value),
+    .eng_fmap, .eng_weight,
     .eng_idle, .eng_start, .eng_word, .eng_seq, .eng_slot,
     .eng_ret_valid, .eng_ret_slot,
     .dec_ret_valid (ret_valid[RET_DECODER]),
@@ -134,17 +139,6 @@ module pccx_top
   assign eng_ret_valid = ret_valid[NUM_ENGINES-1:0];
 
   // ---- state --------------------------------------------------------------------
-  logic      tbl_wr_en;
-  entry_id_t tbl_wr_entry;
-  shape_t    tbl_wr_value;
-
-  pccx_shape_tables u_tables (
-    .clk, .rst_n,
-    .wr_en (tbl_wr_en), .wr_entry (tbl_wr_entry), .wr_value (tbl_wr_value),
-    .bd_wr_en (bd_tbl_we), .bd_wr_entry (bd_tbl_entry), .bd_wr_value (bd_tbl_value),
-    .fmap_o (fmap), .weight_o (weight)
-  );
-
   // e_max: written by GEMV/GEMM findemax in their retire cycle (the conflict
   // rule orders any two writers) and, once that engine lands, read by CVO
   // sub_emax. Public for backdoor reads.
@@ -194,7 +188,7 @@ module pccx_top
     .clk, .rst_n,
     .start (eng_start[ENG_MEM]), .start_word (eng_word[ENG_MEM]),
     .start_seq (eng_seq[ENG_MEM]), .start_slot (eng_slot[ENG_MEM]),
-    .fmap,
+    .fmap (eng_fmap[ENG_MEM]),
     .idle (eng_idle[ENG_MEM]), .ret_valid (ret_valid[ENG_MEM]),
     .ret_seq (ret_seq[ENG_MEM]), .ret_op (ret_op[ENG_MEM]), .ret_err (ret_err[ENG_MEM]),
     .ret_slot (eng_ret_slot[ENG_MEM]),
@@ -225,7 +219,7 @@ module pccx_top
     .clk, .rst_n,
     .start (eng_start[ENG_GEMV]), .start_word (eng_word[ENG_GEMV]),
     .start_seq (eng_seq[ENG_GEMV]), .start_slot (eng_slot[ENG_GEMV]),
-    .fmap, .weight,
+    .fmap (eng_fmap[ENG_GEMV]), .weight (eng_weight[ENG_GEMV]),
     .idle (eng_idle[ENG_GEMV]), .ret_valid (ret_valid[ENG_GEMV]),
     .ret_seq (ret_seq[ENG_GEMV]), .ret_op (ret_op[ENG_GEMV]), .ret_err (ret_err[ENG_GEMV]),
     .ret_slot (eng_ret_slot[ENG_GEMV]),
@@ -246,7 +240,7 @@ module pccx_top
     .clk, .rst_n,
     .start (eng_start[ENG_GEMM]), .start_word (eng_word[ENG_GEMM]),
     .start_seq (eng_seq[ENG_GEMM]), .start_slot (eng_slot[ENG_GEMM]),
-    .fmap, .weight,
+    .fmap (eng_fmap[ENG_GEMM]), .weight (eng_weight[ENG_GEMM]),
     .idle (eng_idle[ENG_GEMM]), .ret_valid (ret_valid[ENG_GEMM]),
     .ret_seq (ret_seq[ENG_GEMM]), .ret_op (ret_op[ENG_GEMM]), .ret_err (ret_err[ENG_GEMM]),
     .ret_slot (eng_ret_slot[ENG_GEMM]),

@@ -1,0 +1,94 @@
+//! `pccx-cosim bench --busy`: how fast the Verilated model simulates while
+//! the GEMM systolic array (or the GEMV vector core) is busy, with no golden
+//! model and no scoreboard in the loop: the figure the RTL's simulation speed
+//! is judged by (docs/build.md).
+
+use std::time::Instant;
+
+use pccx_golden::isa::{Instr, MatOp};
+use pccx_golden::model::{Event, NpuModel, ShapeEntry, ShapeTable};
+use pccx_golden::streams::WeightSource;
+
+use crate::config::HwConfig;
+use crate::rtl::{HostTiming, RtlModel};
+
+/// Which engine a busy benchmark keeps busy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusyEngine {
+    Gemm,
+    Gemv,
+}
+
+/// One measurement: simulated cycles from the instruction's start to its
+/// retire, and the wall time they took.
+#[derive(Clone, Copy, Debug)]
+pub struct BusyRun {
+    pub cycles: u64,
+    pub seconds: f64,
+}
+
+impl BusyRun {
+    pub fn cycles_per_second(&self) -> f64 {
+        self.cycles as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Shapes of the benchmark instruction: the largest GEMM the limits allow
+/// with every array row and column working on kv260 (M = 16 rows of K = 512,
+/// N = 256: 2 x 16 x 8 passes), and a GEMV over N = 4096 columns.
+fn shape(engine: BusyEngine) -> (u16, u16, u16) {
+    match engine {
+        BusyEngine::Gemm => (16, 512, 256),
+        BusyEngine::Gemv => (1, 2048, 4096),
+    }
+}
+
+/// Runs one instruction of `engine` on `config` and measures it.
+pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyRun, String> {
+    let mut rtl = RtlModel::open(config, HostTiming::default())?;
+    rtl.set_weight_source(WeightSource::new(seed));
+    rtl.reset().map_err(|e| e.to_string())?;
+    let (m, k, n) = shape(engine);
+    let fail = |e: pccx_golden::model::ModelError| e.to_string();
+    rtl.set_shape_entry(ShapeTable::Fmap, 1, ShapeEntry { a: m, b: k, c: 0 })
+        .map_err(fail)?;
+    rtl.set_shape_entry(ShapeTable::Weight, 2, ShapeEntry { a: k, b: n, c: 0 })
+        .map_err(fail)?;
+    let op = MatOp {
+        dest_reg: 8192,
+        src_addr: 0,
+        flags: 0b10_1000, // findemax, w_scale: the whole output path works
+        size_ptr_addr: 2,
+        shape_ptr_addr: 1,
+        parallel_lane: 0,
+        reserved: 0,
+    };
+    let word = match engine {
+        BusyEngine::Gemm => Instr::Gemm(op),
+        BusyEngine::Gemv => Instr::Gemv(op),
+    }
+    .encode();
+    let begin = Instant::now();
+    rtl.issue(word).map_err(fail)?;
+    rtl.drain().map_err(fail)?;
+    let seconds = begin.elapsed().as_secs_f64();
+    let (err, start, retire) = rtl
+        .take_events()
+        .iter()
+        .find_map(|e| match e {
+            Event::Retire {
+                err, cycle, start, ..
+            } => Some((*err, start.unwrap_or(0), cycle.unwrap_or(0))),
+            _ => None,
+        })
+        .ok_or("the benchmark instruction did not retire")?;
+    if err != 0 {
+        return Err(format!(
+            "the benchmark instruction retired with error code {err}"
+        ));
+    }
+    Ok(BusyRun {
+        cycles: retire - start,
+        seconds,
+    })
+}
