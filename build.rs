@@ -26,6 +26,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PCCX_NO_RTL");
     println!("cargo:rerun-if-env-changed=PCCX_CONFIGS");
     println!("cargo:rerun-if-env-changed=VERILATOR");
+    println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
+    println!("cargo:rerun-if-env-changed=PCCX_TRACE_DEPTH");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -72,6 +74,10 @@ fn main() {
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs);
+    if tracing() {
+        // The FST writer compresses with zlib; after the archives that use it.
+        println!("cargo:rustc-link-lib=z");
+    }
 }
 
 #[derive(Clone)]
@@ -199,8 +205,16 @@ fn check_verilator(verilator: &str) -> (String, PathBuf) {
     (version.to_string(), vroot)
 }
 
+/// FST tracing is compiled in unless PCCX_NO_TRACE=1 (which exists to
+/// measure what compiled-in tracing costs; docs/build.md). It costs nothing
+/// measurable while no waveform window is open.
+fn tracing() -> bool {
+    env::var("PCCX_NO_TRACE").map_or(true, |v| v != "1")
+}
+
 /// Flags shared by every C++ file built against the Verilator runtime.
 fn verilated_build(include: &Path, opt: &str) -> cc::Build {
+    let trace = if tracing() { "1" } else { "0" };
     let mut b = cc::Build::new();
     b.cpp(true)
         .std("c++17")
@@ -208,8 +222,8 @@ fn verilated_build(include: &Path, opt: &str) -> cc::Build {
         .include(include.join("vltstd"))
         .define("VM_COVERAGE", "0")
         .define("VM_SC", "0")
-        .define("VM_TRACE", "0")
-        .define("VM_TRACE_FST", "0")
+        .define("VM_TRACE", trace)
+        .define("VM_TRACE_FST", trace)
         .define("VM_TRACE_VCD", "0")
         .opt_level_str(opt)
         .warnings(false)
@@ -222,7 +236,10 @@ fn verilated_build(include: &Path, opt: &str) -> cc::Build {
 /// The Verilator runtime does not change when the RTL does: build it once per
 /// (Verilator version, flags) and keep it in OUT_DIR.
 fn compile_runtime(out: &Path, include: &Path, version: &str) {
-    let key = format!("vlrt-{version}-O2-notrace");
+    let key = format!(
+        "vlrt-{version}-O2-{}",
+        if tracing() { "fst" } else { "notrace" }
+    );
     let dir = out.join(&key);
     let lib = dir.join("libpccx_vlrt.a");
     if !lib.exists() {
@@ -234,6 +251,9 @@ fn compile_runtime(out: &Path, include: &Path, version: &str) {
             "verilated_dpi.cpp",
         ] {
             b.file(include.join(f));
+        }
+        if tracing() {
+            b.file(include.join("verilated_fst_c.cpp"));
         }
         b.out_dir(&dir).compile("pccx_vlrt");
     } else {
@@ -269,6 +289,14 @@ fn build_config(
     .arg(&prefix)
     .arg("-Mdir")
     .arg(&mdir);
+    if tracing() {
+        cmd.arg("--trace-fst");
+        // The depth of the hierarchy a waveform shows: fixed at verilate
+        // time (the runtime `levels` argument has no effect on 5.006).
+        if let Ok(depth) = env::var("PCCX_TRACE_DEPTH") {
+            cmd.arg("--trace-depth").arg(depth);
+        }
+    }
     for (k, v) in &cfg.params {
         cmd.arg(format!("-G{k}={v}"));
     }

@@ -590,6 +590,19 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         self.inner.set_io_stalls(seed);
     }
 
+    fn set_wave_window(
+        &mut self,
+        path: &std::path::Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(), String> {
+        self.inner.set_wave_window(path, from, to)
+    }
+
+    fn finish_wave(&mut self) -> Result<(), String> {
+        self.inner.finish_wave()
+    }
+
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         let mut timeline = self.inner.status_timeline()?;
         if let Fault::StatusDelay { nth } = self.fault {

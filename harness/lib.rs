@@ -1,11 +1,11 @@
 //! pccx-cosim harness: the Verilated RTL behind the `NpuModel` interface,
 //! the scoreboard, the stimulus generator and the campaign runner.
 
+#[cfg(not(pccx_no_rtl))]
+pub mod bench;
 pub mod config;
 #[cfg(not(pccx_no_rtl))]
 pub mod rtl;
-#[cfg(not(pccx_no_rtl))]
-pub mod bench;
 
 pub mod campaign;
 pub mod faults;
@@ -16,3 +16,4 @@ pub mod scoreboard;
 pub mod shrink;
 pub mod signature;
 pub mod stimulus;
+pub mod wave;

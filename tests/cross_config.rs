@@ -28,7 +28,10 @@ fn mat_count(case: &TestCase) -> usize {
 fn kv260_and_small_agree_on_every_program() {
     let kv260 = common::config("kv260");
     let small = common::config("small");
-    assert_eq!(kv260.l2_words, small.l2_words, "twins must share the L2 size");
+    assert_eq!(
+        kv260.l2_words, small.l2_words,
+        "twins must share the L2 size"
+    );
     assert_ne!(
         (kv260.array_rows, kv260.array_cols, kv260.vector_lanes),
         (small.array_rows, small.array_cols, small.vector_lanes)
@@ -40,7 +43,8 @@ fn kv260_and_small_agree_on_every_program() {
     for seed in 0..60 {
         let case = TestCase::generate(seed, &options);
         mats += mat_count(&case);
-        let outcome = run_case_with(&case, &mut a, &mut b, TimingMode::Off).expect("no model error");
+        let outcome =
+            run_case_with(&case, &mut a, &mut b, TimingMode::Off).expect("no model error");
         if let Some(m) = outcome.first_mismatch {
             panic!("kv260 and small differ on seed {seed}:\n{m}");
         }
@@ -65,15 +69,15 @@ fn parallel_lane_changes_timing_only() {
             for item in &mut variant.program.items {
                 let Item::Instr(w) = item else { continue };
                 *w = match decode(*w) {
-                Decoded::Legal(Instr::Gemv(mut op)) => {
-                    op.parallel_lane = lanes;
-                    Instr::Gemv(op).encode()
-                }
-                Decoded::Legal(Instr::Gemm(mut op)) => {
-                    op.parallel_lane = lanes;
-                    Instr::Gemm(op).encode()
-                }
-                _ => *w,
+                    Decoded::Legal(Instr::Gemv(mut op)) => {
+                        op.parallel_lane = lanes;
+                        Instr::Gemv(op).encode()
+                    }
+                    Decoded::Legal(Instr::Gemm(mut op)) => {
+                        op.parallel_lane = lanes;
+                        Instr::Gemm(op).encode()
+                    }
+                    _ => *w,
                 };
             }
             let mut reference = pccx_cosim::models::open_reference(&cfg);
@@ -88,8 +92,14 @@ fn parallel_lane_changes_timing_only() {
             images.push((l2, dut.e_max().unwrap()));
             cycles.push(outcome.cycles);
         }
-        assert!(images.windows(2).all(|w| w[0] == w[1]), "seed {seed}: results depend on parallel_lane");
+        assert!(
+            images.windows(2).all(|w| w[0] == w[1]),
+            "seed {seed}: results depend on parallel_lane"
+        );
         slower_somewhere |= cycles[1] != cycles[0];
     }
-    assert!(slower_somewhere, "parallel_lane = 1 never changed a cycle count: the field is not reaching the lanes");
+    assert!(
+        slower_somewhere,
+        "parallel_lane = 1 never changed a cycle count: the field is not reaching the lanes"
+    );
 }

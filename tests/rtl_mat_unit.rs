@@ -49,14 +49,22 @@ fn run(config_name: &str, case: Case, seed: u64) {
     let act: Vec<i8> = (0..m * k).map(|_| rng.next() as i8).collect();
     let weights: Vec<i8> = (0..k * n).map(|_| (rng.below(16) as i8) - 8).collect();
     let scales: Vec<Bf16> = (0..n)
-        .map(|_| Bf16(((rng.below(2) as u16) << 15) | ((118 + rng.below(16) as u16) << 7) | rng.below(128) as u16))
+        .map(|_| {
+            Bf16(
+                ((rng.below(2) as u16) << 15)
+                    | ((118 + rng.below(16) as u16) << 7)
+                    | rng.below(128) as u16,
+            )
+        })
         .collect();
     let out_words = m * n.div_ceil(8);
     let old_words: Vec<u128> = (0..out_words)
         .map(|_| {
             let mut w = 0u128;
             for i in 0..8 {
-                let v = ((rng.below(2) as u128) << 15) | ((120 + rng.below(14) as u128) << 7) | rng.below(128) as u128;
+                let v = ((rng.below(2) as u128) << 15)
+                    | ((120 + rng.below(14) as u128) << 7)
+                    | rng.below(128) as u128;
                 w |= v << (16 * i);
             }
             w
@@ -68,11 +76,31 @@ fn run(config_name: &str, case: Case, seed: u64) {
     prefix[stream] = beats.clone();
     rtl.set_weight_source(WeightSource { seed: 1, prefix });
     rtl.reset().unwrap();
-    rtl.write_l2(SRC, &w4a8::pack_activations(m, k, &act).unwrap()).unwrap();
+    rtl.write_l2(SRC, &w4a8::pack_activations(m, k, &act).unwrap())
+        .unwrap();
     rtl.write_l2(DST, &old_words).unwrap();
-    rtl.set_shape_entry(ShapeTable::Fmap, 3, ShapeEntry { a: m as u16, b: k as u16, c: 0 }).unwrap();
-    rtl.set_shape_entry(ShapeTable::Weight, 5, ShapeEntry { a: k as u16, b: n as u16, c: 0 }).unwrap();
-    let flags = (u8::from(case.findemax) << 5) | (u8::from(case.accm) << 4) | (u8::from(case.w_scale) << 3);
+    rtl.set_shape_entry(
+        ShapeTable::Fmap,
+        3,
+        ShapeEntry {
+            a: m as u16,
+            b: k as u16,
+            c: 0,
+        },
+    )
+    .unwrap();
+    rtl.set_shape_entry(
+        ShapeTable::Weight,
+        5,
+        ShapeEntry {
+            a: k as u16,
+            b: n as u16,
+            c: 0,
+        },
+    )
+    .unwrap();
+    let flags =
+        (u8::from(case.findemax) << 5) | (u8::from(case.accm) << 4) | (u8::from(case.w_scale) << 3);
     let op = MatOp {
         dest_reg: DST,
         src_addr: SRC,
@@ -82,7 +110,12 @@ fn run(config_name: &str, case: Case, seed: u64) {
         parallel_lane: case.lanes,
         reserved: 0,
     };
-    let word = if case.gemv { Instr::Gemv(op) } else { Instr::Gemm(op) }.encode();
+    let word = if case.gemv {
+        Instr::Gemv(op)
+    } else {
+        Instr::Gemm(op)
+    }
+    .encode();
     rtl.take_events();
     rtl.issue(word).unwrap();
     rtl.drain().unwrap();
@@ -110,13 +143,22 @@ fn run(config_name: &str, case: Case, seed: u64) {
     rtl.read_l2(DST, &mut got).unwrap();
     for (i, ((data, mask), (g, o))) in packed.iter().zip(got.iter().zip(&old_words)).enumerate() {
         for lane in 0..8 {
-            let want = if mask & (1 << lane) != 0 { (data >> (16 * lane)) as u16 } else { (o >> (16 * lane)) as u16 };
+            let want = if mask & (1 << lane) != 0 {
+                (data >> (16 * lane)) as u16
+            } else {
+                (o >> (16 * lane)) as u16
+            };
             let have = (g >> (16 * lane)) as u16;
-            assert_eq!(have, want, "{config_name} {case:?}: word {i} lane {lane}: got {have:#06x}, want {want:#06x}");
+            assert_eq!(
+                have, want,
+                "{config_name} {case:?}: word {i} lane {lane}: got {have:#06x}, want {want:#06x}"
+            );
         }
     }
     let retire = events.iter().find_map(|e| match e {
-        Event::Retire { err, cycle, start, .. } => Some((*err, cycle.unwrap(), start.unwrap())),
+        Event::Retire {
+            err, cycle, start, ..
+        } => Some((*err, cycle.unwrap(), start.unwrap())),
         _ => None,
     });
     let (err, r, s) = retire.expect("retired");
@@ -137,7 +179,11 @@ fn run(config_name: &str, case: Case, seed: u64) {
     } else {
         gemm_busy(cfg.array_rows as usize, cfg.array_cols as usize, case)
     };
-    assert_eq!(r - s, 1 + busy as u64, "{config_name} {case:?}: retire - start");
+    assert_eq!(
+        r - s,
+        1 + busy as u64,
+        "{config_name} {case:?}: retire - start"
+    );
 }
 
 fn gemm_busy(rows: usize, cols: usize, c: Case) -> usize {
@@ -153,7 +199,11 @@ fn gemm_busy(rows: usize, cols: usize, c: Case) -> usize {
 }
 
 fn gemv_busy(lanes: usize, c: Case) -> usize {
-    let p = if c.lanes == 0 || c.lanes as usize > lanes { lanes } else { c.lanes as usize };
+    let p = if c.lanes == 0 || c.lanes as usize > lanes {
+        lanes
+    } else {
+        c.lanes as usize
+    };
     let cj = |j: usize| (j / p) * p.max(4) + j % p;
     let w = c.n.div_ceil(8);
     c.k.div_ceil(16) + c.n.div_ceil(32) * (cj(c.k - 1) + 6) + if c.w_scale { w } else { 0 } + w + 2
@@ -162,9 +212,23 @@ fn gemv_busy(lanes: usize, c: Case) -> usize {
 fn cases(gemv: bool) -> Vec<Case> {
     let mut v = Vec::new();
     let shapes: &[(usize, usize, usize)] = if gemv {
-        &[(1, 1, 1), (1, 16, 8), (1, 17, 33), (1, 40, 70), (1, 33, 64), (1, 7, 9)]
+        &[
+            (1, 1, 1),
+            (1, 16, 8),
+            (1, 17, 33),
+            (1, 40, 70),
+            (1, 33, 64),
+            (1, 7, 9),
+        ]
     } else {
-        &[(1, 1, 1), (3, 16, 8), (5, 17, 33), (2, 40, 70), (9, 33, 64), (4, 7, 9)]
+        &[
+            (1, 1, 1),
+            (3, 16, 8),
+            (5, 17, 33),
+            (2, 40, 70),
+            (9, 33, 64),
+            (4, 7, 9),
+        ]
     };
     for (i, &(m, k, n)) in shapes.iter().enumerate() {
         for flags in 0..8u8 {

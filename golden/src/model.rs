@@ -149,7 +149,11 @@ pub enum Event {
         mask: u8,
     },
     /// A host-memory word written through the ACP port.
-    HostWrite { seq: u32, addr: u32, data: Word },
+    HostWrite {
+        seq: u32,
+        addr: u32,
+        data: Word,
+    },
     /// A shape-table entry written.
     ShapeWrite {
         seq: u32,
@@ -158,8 +162,15 @@ pub enum Event {
         entry: ShapeEntry,
     },
     /// e_max written.
-    EMaxWrite { seq: u32, value: u16 },
-    StreamRead { seq: u32, stream: u8, beats: u32 },
+    EMaxWrite {
+        seq: u32,
+        value: u16,
+    },
+    StreamRead {
+        seq: u32,
+        stream: u8,
+        beats: u32,
+    },
 }
 
 impl Event {
@@ -262,6 +273,23 @@ pub trait NpuModel {
     /// has simulated or predicted; the last value holds from then on.
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         None
+    }
+
+    /// Dumps a waveform of cycles `from..=to` (counted from the next reset)
+    /// to the FST file `path`; `Ok(())` once it is armed. Only a model with
+    /// signals has one: the default says so.
+    fn set_wave_window(
+        &mut self,
+        _path: &std::path::Path,
+        _from: u64,
+        _to: u64,
+    ) -> Result<(), String> {
+        Err(format!("the `{}` model has no waveform", self.name()))
+    }
+
+    /// Closes the waveform file; says why nothing was written, if so.
+    fn finish_wave(&mut self) -> Result<(), String> {
+        Ok(())
     }
 
     /// Issues one instruction: low word to 0x00, then high word to 0x04.

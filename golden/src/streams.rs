@@ -10,13 +10,18 @@ pub struct WeightSource {
 
 impl WeightSource {
     pub fn new(seed: u64) -> WeightSource {
-        WeightSource { seed, prefix: [Vec::new(), Vec::new()] }
+        WeightSource {
+            seed,
+            prefix: [Vec::new(), Vec::new()],
+        }
     }
     pub fn beat(&self, stream: usize, index: u64) -> u128 {
         if let Some(b) = self.prefix[stream].get(index as usize) {
             return *b;
         }
-        let mut x = self.seed ^ (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let mut x = self.seed
+            ^ (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let mut next = || {
             x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
             let mut z = x;

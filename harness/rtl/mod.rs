@@ -22,8 +22,8 @@ use ffi::{
     pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_ENGINES, PCCX_NUM_L2W, PCCX_NUM_RETIRE,
 };
 pub use host_port::{HostPort, HostTiming, StallSchedule};
-pub use weight_port::WeightPort;
 use pccx_golden::streams::WeightSource;
+pub use weight_port::WeightPort;
 
 /// Cycles without any observable progress after which a wait is declared a
 /// hang. Every accepted handshake, latch, write or retire counts as progress.
@@ -52,6 +52,18 @@ pub struct RtlModel {
     started: HashMap<u32, u64>,
     /// (cycle, status) at cycle 0 and at every change since reset.
     status_changes: Vec<(u64, u32)>,
+    /// The armed waveform window, if any.
+    wave: Option<WaveWindow>,
+}
+
+/// An FST dump of cycles `from..=to`.
+struct WaveWindow {
+    path: std::path::PathBuf,
+    from: u64,
+    to: u64,
+    open: bool,
+    written: bool,
+    problem: Option<String>,
 }
 
 /// The names of the configurations compiled into this binary.
@@ -101,6 +113,7 @@ impl RtlModel {
             retire_log: Vec::new(),
             started: HashMap::new(),
             status_changes: Vec::new(),
+            wave: None,
         };
         model.reset().map_err(|e| e.to_string())?;
         Ok(model)
@@ -155,6 +168,10 @@ impl RtlModel {
             let (valid, beat) = self.weights.offer(s);
             self.inputs.ws_valid[s] = u8::from(valid);
             self.inputs.ws_data[s] = split(beat);
+        }
+        self.inputs.cycle = self.cycle;
+        if self.wave.is_some() {
+            self.wave_edge();
         }
         let tick = self.ops.tick.expect("shim tick");
         // SAFETY: `sim` is live; inputs and outputs are plain C structs we own.
@@ -270,6 +287,47 @@ impl RtlModel {
             self.idle_since_progress = 0;
         } else {
             self.idle_since_progress += 1;
+        }
+    }
+
+    /// Opens the waveform when its window begins, closes it after its end.
+    fn wave_edge(&mut self) {
+        let Some(w) = self.wave.as_mut() else { return };
+        if !w.open
+            && !w.written
+            && w.problem.is_none()
+            && self.cycle >= w.from
+            && self.cycle <= w.to
+        {
+            let path = std::ffi::CString::new(w.path.to_string_lossy().as_bytes().to_vec());
+            let open = self.ops.trace_open.expect("shim trace_open");
+            let rc = match &path {
+                // SAFETY: `sim` is live; the path is a NUL-terminated string we own.
+                Ok(p) => unsafe { open(self.sim, p.as_ptr()) },
+                Err(_) => -2,
+            };
+            match rc {
+                0 => w.open = true,
+                -1 => {
+                    w.problem =
+                        Some("this build has no tracing (it was built with PCCX_NO_TRACE=1)".into())
+                }
+                _ => w.problem = Some(format!("cannot write {}", w.path.display())),
+            }
+        } else if w.open && self.cycle > w.to {
+            self.close_wave();
+        }
+    }
+
+    fn close_wave(&mut self) {
+        if let Some(w) = self.wave.as_mut() {
+            if w.open {
+                let close = self.ops.trace_close.expect("shim trace_close");
+                // SAFETY: `sim` is live.
+                unsafe { close(self.sim) };
+                w.open = false;
+                w.written = true;
+            }
         }
     }
 
@@ -559,9 +617,43 @@ impl NpuModel for RtlModel {
         Some(self.status_changes.clone())
     }
 
+    fn set_wave_window(
+        &mut self,
+        path: &std::path::Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(), String> {
+        self.close_wave();
+        self.wave = Some(WaveWindow {
+            path: path.to_path_buf(),
+            from,
+            to: to.max(from),
+            open: false,
+            written: false,
+            problem: None,
+        });
+        Ok(())
+    }
+
+    fn finish_wave(&mut self) -> Result<(), String> {
+        self.close_wave();
+        match self.wave.take() {
+            Some(WaveWindow {
+                problem: Some(p), ..
+            }) => Err(p),
+            Some(WaveWindow { written: true, .. }) => Ok(()),
+            Some(w) => Err(format!(
+                "the run ended (cycle {}) before the window {}..={} began",
+                self.cycle, w.from, w.to
+            )),
+            None => Err("no waveform window was armed".into()),
+        }
+    }
+
     fn set_io_stalls(&mut self, seed: Option<u64>) {
         let latency = self.host.timing().latency;
-        self.weights.set_stalls(seed.map(|s| s ^ 0x5745_4947_4854_5321));
+        self.weights
+            .set_stalls(seed.map(|s| s ^ 0x5745_4947_4854_5321));
         self.host.set_timing(match seed {
             Some(seed) => HostTiming {
                 latency,

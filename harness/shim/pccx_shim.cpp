@@ -7,6 +7,9 @@
 #include <memory>
 
 #include "verilated.h"
+#if VM_TRACE_FST
+#include "verilated_fst_c.h"
+#endif
 
 #define PCCX_CAT2(a, b) a##b
 #define PCCX_CAT(a, b) PCCX_CAT2(a, b)
@@ -24,6 +27,9 @@ namespace {
 struct Sim {
   std::unique_ptr<VerilatedContext> context;
   std::unique_ptr<PCCX_TOP> top;
+#if VM_TRACE_FST
+  std::unique_ptr<VerilatedFstC> wave;  // open only inside a waveform window
+#endif
 };
 
 inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); }
@@ -31,6 +37,9 @@ inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); 
 void *create() {
   Sim *sim = new Sim;
   sim->context.reset(new VerilatedContext);
+#if VM_TRACE_FST
+  sim->context->traceEverOn(true);
+#endif
   sim->top.reset(new PCCX_TOP(sim->context.get(), "pccx"));
   return sim;
 }
@@ -42,6 +51,9 @@ void destroy(void *sim) {
   // or destroying a model after another one was made and destroyed in the
   // same thread touches the freed context (a hang on its mutex).
   Verilated::threadContextp(s->context.get());
+#if VM_TRACE_FST
+  if (s->wave) s->wave->close();
+#endif
   s->top->final();
   delete s;
 }
@@ -114,6 +126,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->bd_emax_we = in->bd_emax_we;
   top->bd_emax_value = in->bd_emax_value;
   top->eval();
+#if VM_TRACE_FST
+  VerilatedFstC *wave = static_cast<Sim *>(sim)->wave.get();
+  if (wave) wave->dump(2 * in->cycle);
+#endif
 
   // Sample just before the edge.
   out->awready = top->s_awready;
@@ -167,6 +183,40 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
 
   top->clk = 1;
   top->eval();
+#if VM_TRACE_FST
+  if (wave) wave->dump(2 * in->cycle + 1);
+#endif
+}
+
+int trace_open(void *sim, const char *path) {
+#if VM_TRACE_FST
+  Sim *s = static_cast<Sim *>(sim);
+  if (s->wave) s->wave->close();
+  s->wave.reset(new VerilatedFstC);
+  s->top->trace(s->wave.get(), 99);
+  s->wave->open(path);
+  if (!s->wave->isOpen()) {
+    s->wave.reset();
+    return -2;
+  }
+  return 0;
+#else
+  (void)sim;
+  (void)path;
+  return -1;
+#endif
+}
+
+void trace_close(void *sim) {
+#if VM_TRACE_FST
+  Sim *s = static_cast<Sim *>(sim);
+  if (s->wave) {
+    s->wave->close();
+    s->wave.reset();
+  }
+#else
+  (void)sim;
+#endif
 }
 
 int l2_read(void *sim, uint32_t addr, uint32_t n, uint64_t *out) {
@@ -195,7 +245,7 @@ uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max;
 
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
-    l2_read,               l2_write,      table_read,      emax_read,
+    l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
 };
 
 }  // namespace

@@ -45,6 +45,9 @@ typedef struct pccx_inputs {
   uint64_t bd_tbl_value;
   uint8_t bd_emax_we;
   uint16_t bd_emax_value;
+  /* the harness's cycle number: an open waveform shows it as time 2*cycle
+   * (clock low) and 2*cycle + 1 (clock high) */
+  uint64_t cycle;
 } pccx_inputs;
 
 typedef struct pccx_outputs {
@@ -104,6 +107,10 @@ typedef struct pccx_sim_ops {
   /* Backdoor reads of state: table 0 fmap / 1 weight, entry as {a, b, c}. */
   uint64_t (*table_read)(void *sim, uint32_t table, uint32_t index);
   uint16_t (*emax_read)(void *sim);
+  /* FST waveform: open returns 0, -1 if tracing is not compiled in, -2 if
+   * the file cannot be written. Every tick dumps while it is open. */
+  int (*trace_open)(void *sim, const char *path);
+  void (*trace_close)(void *sim);
 } pccx_sim_ops;
 
 #ifdef __cplusplus
