@@ -5,6 +5,8 @@
 pub mod bench;
 pub mod config;
 #[cfg(not(pccx_no_rtl))]
+pub mod mutate;
+#[cfg(not(pccx_no_rtl))]
 pub mod rtl;
 
 pub mod campaign;

@@ -129,6 +129,49 @@ enum Command {
         #[arg(long, value_name = "ENGINE", value_parser = ["gemm", "gemv"])]
         busy: Option<String>,
     },
+    /// Mutation testing: build mutants of hw/rtl (one token changed each),
+    /// run a bounded campaign on each, and report the kill rate
+    /// (docs/mutation.md). Exit 1 with --require-all-killed if one survives.
+    Mutate {
+        /// How many mutants to sample from all sites (0: every site).
+        #[arg(long, default_value_t = 200)]
+        sample: usize,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1, value_parser = parse_u64)]
+        sample_seed: u64,
+        /// Run the mutants listed in FILE (one id per line) instead of a sample.
+        #[arg(long, value_name = "FILE")]
+        ids: Option<PathBuf>,
+        /// Mutants known to be equivalent, with the reason (id # reason).
+        #[arg(long, value_name = "FILE", default_value = "hw/mutants/equivalent.txt")]
+        equivalent: PathBuf,
+        /// Seeds of the campaign per mutant (from 1).
+        #[arg(long, default_value_t = 40)]
+        seeds: u64,
+        /// Instructions per program.
+        #[arg(long, default_value_t = 40)]
+        instrs: usize,
+        /// Wall-clock budget per mutant campaign, in seconds.
+        #[arg(long, default_value_t = 120)]
+        budget: u64,
+        #[arg(long, default_value = "tiny", value_parser = PossibleValuesParser::new(config::names()))]
+        config: String,
+        /// Where mutants are built.
+        #[arg(long, value_name = "DIR", default_value = "target/pccx-mutate")]
+        work: PathBuf,
+        /// Also write every mutant's result and the summary to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Mutants built and run at once.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Print the mutants that would run, and stop.
+        #[arg(long)]
+        list: bool,
+        /// Exit 1 unless every mutant not listed as equivalent is killed.
+        #[arg(long)]
+        require_all_killed: bool,
+    },
     /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
     /// reference and DUT now agree, 2 if the file is malformed.
     Replay {
@@ -183,6 +226,35 @@ fn main() -> ExitCode {
             ..
         }) => bench_busy(seed, repeat, &config, &engine),
         Some(Command::Replay { min, file }) => replay(&file, min),
+        Some(Command::Mutate {
+            sample,
+            sample_seed,
+            ids,
+            equivalent,
+            seeds,
+            instrs,
+            budget,
+            config,
+            work,
+            json,
+            jobs,
+            list,
+            require_all_killed,
+        }) => mutate(MutateArgs {
+            sample,
+            sample_seed,
+            ids,
+            equivalent,
+            seeds,
+            instrs,
+            budget,
+            config,
+            work,
+            json,
+            jobs,
+            list,
+            require_all_killed,
+        }),
         None => run(&cli.run),
     };
     match result {
@@ -455,6 +527,166 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
 }
 
 // ----- replay ----------------------------------------------------------------------
+
+struct MutateArgs {
+    sample: usize,
+    sample_seed: u64,
+    ids: Option<PathBuf>,
+    equivalent: PathBuf,
+    seeds: u64,
+    instrs: usize,
+    budget: u64,
+    config: String,
+    work: PathBuf,
+    json: Option<PathBuf>,
+    jobs: usize,
+    list: bool,
+    require_all_killed: bool,
+}
+
+#[cfg(pccx_no_rtl)]
+fn mutate(_: MutateArgs) -> Result<ExitCode, Failure> {
+    Err(Failure::Message(
+        "this pccx-cosim was built with PCCX_NO_RTL=1; mutation testing needs the RTL".into(),
+    ))
+}
+
+#[cfg(not(pccx_no_rtl))]
+fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
+    use pccx_cosim::mutate::{self, build::Builder, MutateOptions, Verdict};
+    let root = std::env::current_dir().map_err(|e| Failure::Message(e.to_string()))?;
+    if !root.join("hw/rtl/manifest.txt").exists() {
+        return Err(Failure::Message(
+            "run mutate from the repository root (no hw/rtl/manifest.txt here)".into(),
+        ));
+    }
+    let sites = mutate::all_sites(&root).map_err(Failure::Message)?;
+    let mut chosen = match &a.ids {
+        Some(file) => {
+            let ids = mutate::read_id_list(file).map_err(Failure::Message)?;
+            let mut out = Vec::new();
+            for id in ids.keys() {
+                out.push(mutate::by_id(&sites, id).cloned().ok_or_else(|| {
+                    Failure::Message(format!(
+                        "{}: mutant `{id}` is not a site of hw/rtl any more (the line moved?)",
+                        file.display()
+                    ))
+                })?);
+            }
+            out
+        }
+        None if a.sample == 0 => sites.clone(),
+        None => mutate::sample(&sites, a.sample, a.sample_seed),
+    };
+    let equivalent = if a.equivalent.exists() {
+        mutate::read_id_list(&a.equivalent).map_err(Failure::Message)?
+    } else {
+        Default::default()
+    };
+    say!(
+        "mutate: {} sites in hw/rtl; running {} mutants on {} ({} seeds x {} instrs each, {} s budget)",
+        sites.len(),
+        chosen.len(),
+        a.config,
+        a.seeds,
+        a.instrs,
+        a.budget
+    );
+    if a.list {
+        for m in &chosen {
+            say!("{}  {}", m.id(), m.describe());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = MutateOptions {
+        config: hw_config(&a.config),
+        seeds: a.seeds,
+        first_seed: 1,
+        instrs: a.instrs,
+        budget: std::time::Duration::from_secs(a.budget),
+        work_dir: a.work.clone(),
+        root: root.clone(),
+    };
+    let builder = Builder::new(&root, &a.work, options.config).map_err(Failure::Message)?;
+    let total = chosen.len();
+    let queue = std::sync::Mutex::new(std::mem::take(&mut chosen).into_iter().enumerate());
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..a.jobs.max(1) {
+            scope.spawn(|| loop {
+                let next = queue.lock().unwrap().next();
+                let Some((n, m)) = next else { break };
+                let mut r = mutate::run_mutant(&options, &builder, &m);
+                r.equivalent = equivalent.get(&m.id()).cloned();
+                let extra = match &r.verdict {
+                    Verdict::Killed {
+                        seed, seconds, by, ..
+                    } => {
+                        format!("by {by} at seed {seed} after {seconds:.2} s")
+                    }
+                    Verdict::NotCompiling { stage, .. } => format!("({stage})"),
+                    _ if r.equivalent.is_some() => "(listed as equivalent)".into(),
+                    _ => String::new(),
+                };
+                say!(
+                    "[{}/{total}] {:<13} {}  {extra}",
+                    n + 1,
+                    r.verdict.name(),
+                    m.describe()
+                );
+                results.lock().unwrap().push((n, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(n, _)| *n);
+    let results: Vec<_> = results.into_iter().map(|(_, r)| r).collect();
+    let summary = mutate::summarize(&results);
+    let survivors: Vec<_> = results
+        .iter()
+        .filter(|r| {
+            r.equivalent.is_none()
+                && matches!(
+                    r.verdict,
+                    Verdict::Survived { .. } | Verdict::TimedOut { .. }
+                )
+        })
+        .collect();
+    for class in mutate::MutantClass::ALL {
+        let of: Vec<_> = results.iter().filter(|r| r.mutant.class == class).collect();
+        let s = mutate::summarize(&of.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
+        say!("  {:<20} {}", class.name(), s.text());
+    }
+    if !survivors.is_empty() {
+        say!(
+            "survivors (examine each: an equivalent mutant goes into {} with its reason):",
+            a.equivalent.display()
+        );
+        for r in &survivors {
+            say!("  {}  {}", r.mutant.id(), r.mutant.describe());
+        }
+    }
+    say!("{}", summary.text());
+    if let Some(path) = &a.json {
+        let doc = serde_json::json!({
+            "config": a.config,
+            "seeds": a.seeds,
+            "instrs": a.instrs,
+            "sites": sites.len(),
+            "summary": mutate::summary_json(&summary),
+            "mutants": results.iter().map(mutate::result_json).collect::<Vec<_>>(),
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap())
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let all_killed = summary.killed + summary.equivalent + summary.not_compiling == summary.total
+        && summary.not_compiling == 0;
+    Ok(if a.require_all_killed && !all_killed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
 
 fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
     let repro = Repro::read(file).map_err(Failure::Message)?;

@@ -11,7 +11,7 @@ pub mod host_port;
 pub mod weight_port;
 
 use std::collections::HashMap;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
 use pccx_golden::model::{
     AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
@@ -24,6 +24,9 @@ use ffi::{
 pub use host_port::{HostPort, HostTiming, StallSchedule};
 use pccx_golden::streams::WeightSource;
 pub use weight_port::WeightPort;
+
+/// The shim's table of entry points of one Verilated build.
+pub type SimOps = pccx_sim_ops;
 
 /// Cycles without any observable progress after which a wait is declared a
 /// hang. Every accepted handshake, latch, write or retire counts as progress.
@@ -89,12 +92,26 @@ impl RtlModel {
         })?;
         // SAFETY: the table is a static in the shim, valid for the program's life.
         let ops: &'static pccx_sim_ops = unsafe { &*ops };
+        RtlModel::open_with_ops(config, ops, timing)
+    }
+
+    /// Opens a model from a shim table that is not linked into this binary
+    /// (a mutant's shared object, `pccx-cosim mutate`). `config` must give
+    /// the parameters it was built with.
+    pub fn open_with_ops(
+        config: HwConfig,
+        ops: &'static SimOps,
+        timing: HostTiming,
+    ) -> Result<RtlModel, String> {
+        if ops.l2_words != config.l2_words || ops.fifo_depth != config.fifo_depth {
+            return Err(format!(
+                "the model was built with L2_WORDS {} and FIFO_DEPTH {}, not configuration `{}`'s",
+                ops.l2_words, ops.fifo_depth, config.name
+            ));
+        }
         let create = ops.create.ok_or("shim has no create function")?;
         // SAFETY: create() returns a fresh heap object that only this model uses.
         let sim = unsafe { create() };
-        let name = unsafe { CStr::from_ptr(ops.config_name) }.to_string_lossy();
-        debug_assert_eq!(name, config.name);
-        debug_assert_eq!(ops.l2_words, config.l2_words);
         let mut model = RtlModel {
             ops,
             sim,
