@@ -58,12 +58,7 @@ fn skew_case(config: &str, seed: u64) -> TestCase {
 
 #[test]
 fn a_one_cycle_latency_change_in_any_engine_fails_the_timing_check() {
-    for skewed in [
-        "skew_mem",
-        "skew_memset",
-        "skew_compute",
-        "skew_decoder",
-    ] {
+    for skewed in ["skew_mem", "skew_memset", "skew_compute", "skew_decoder"] {
         let mut dut = common::rtl(&common::config(skewed));
         let mut caught = 0;
         for seed in 0..5 {

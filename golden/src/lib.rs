@@ -9,8 +9,10 @@ pub mod isa;
 pub mod model;
 pub mod numerics;
 pub mod state;
+pub mod streams;
 pub mod tables;
 pub mod timing;
 
 pub use golden::{Golden, GoldenConfig};
+pub use streams::WeightSource;
 pub use tables::Tables;

@@ -15,6 +15,7 @@ use std::ffi::{c_void, CStr};
 use pccx_golden::model::{
     AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
 };
+use pccx_golden::streams::WeightSource;
 
 use crate::config::HwConfig;
 use ffi::{
@@ -48,6 +49,11 @@ pub struct RtlModel {
     started: HashMap<u32, u64>,
     /// (cycle, status) at cycle 0 and at every change since reset.
     status_changes: Vec<(u64, u32)>,
+    // Driven by the RTL engineer: the weight streams' content, and the
+    // beats taken from each since reset (not counted yet).
+    #[allow(dead_code)]
+    weight_source: WeightSource,
+    weight_beats: [u64; 2],
 }
 
 /// The names of the configurations compiled into this binary.
@@ -96,6 +102,8 @@ impl RtlModel {
             retire_log: Vec::new(),
             started: HashMap::new(),
             status_changes: Vec::new(),
+            weight_source: WeightSource::default(),
+            weight_beats: [0; 2],
         };
         model.reset().map_err(|e| e.to_string())?;
         Ok(model)
@@ -523,6 +531,16 @@ impl NpuModel for RtlModel {
 
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         Some(self.status_changes.clone())
+    }
+
+    // Driven by the RTL engineer
+    fn set_weight_source(&mut self, source: WeightSource) {
+        self.weight_source = source;
+    }
+
+    // Driven by the RTL engineer
+    fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        self.weight_beats
     }
 
     fn set_io_stalls(&mut self, seed: Option<u64>) {
