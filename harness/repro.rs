@@ -1126,6 +1126,57 @@ mod tests {
         assert_eq!(e.to_string(), "field `mismatch`: missing");
     }
 
+    /// The weight seed is in the file and replay uses it; a file written
+    /// before the weight streams existed gets the seed `generate` gives.
+    #[test]
+    fn the_weight_seed_is_recorded_and_read_back() {
+        let r = repro();
+        let mut v = r.to_json();
+        assert_eq!(v["weight_stream"]["seed"], json!(hex64(r.case.weight_seed)));
+        assert!(v["weight_stream"]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("WeightSource"));
+        v["weight_stream"]["seed"] = json!("0x2a");
+        let back = Repro::from_json(&v).unwrap();
+        assert_eq!(back.case.weight_seed, 42);
+        assert_eq!(
+            back.case.weight_source(),
+            pccx_golden::WeightSource::new(42)
+        );
+        v["weight_stream"]["seed"] = json!(true);
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().field,
+            "weight_stream.seed"
+        );
+        v.as_object_mut().unwrap().remove("weight_stream");
+        let old = Repro::from_json(&v).unwrap();
+        assert_eq!(old.case.weight_seed, TestCase::weight_seed_of(r.case.seed));
+        assert_eq!(old.case.weight_seed, r.case.weight_seed);
+    }
+
+    /// Options added after a file was written take their defaults.
+    #[test]
+    fn newer_generator_options_default_when_missing() {
+        let r = repro();
+        let mut v = r.to_json();
+        let options = v["gen_options"].as_object_mut().unwrap();
+        for name in [
+            "mat_shape_err_pct",
+            "mat_limit_pct",
+            "mat_chain_pct",
+            "mat_prefix_pct",
+        ] {
+            assert!(options.remove(name).is_some(), "{name}");
+        }
+        assert_eq!(Repro::from_json(&v).unwrap().case.options, r.case.options);
+        v["gen_options"]["mat_chain_pct"] = json!("often");
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().field,
+            "gen_options.mat_chain_pct"
+        );
+    }
+
     #[test]
     fn seeds_are_hex_strings_and_numbers_both_read() {
         let mut v = repro().to_json();

@@ -760,7 +760,8 @@ impl Generator<'_> {
                 (self.weight[usize::from(w)].a, self.weight[usize::from(w)].b) == (k2, n)
             });
         let needed = usize::from(has_f.is_none()) + usize::from(has_w.is_none());
-        let room = self.opt.instrs - self.instrs - 1 >= needed;
+        // Room for the MEMSETs and the instruction itself.
+        let room = self.opt.instrs - self.instrs > needed;
         let f = match has_f {
             Some(f) => f,
             None if room => {
