@@ -128,7 +128,7 @@ pub fn generated_beat(seed: u64, stream: u64, index: u64) -> Word {
 
 /// One BF16 lane of a scale beat, from one draw `v`:
 /// - `v % 16` in 0-11 (75 %): a moderate value: random sign, exponent field
-///   120-135 (2^-7 to 2^8), random fraction;
+///   120-135 (magnitudes 2^-7 up to just below 2^9), random fraction;
 /// - 12-15 (25 %): one of twelve specials, equally often: +0, -0, +Inf,
 ///   -Inf, 0x7FC0, a NaN with a random payload and sign, a subnormal of
 ///   random sign, the largest finite (0x7F7F) and its negative, the

@@ -614,8 +614,9 @@ impl Generator<'_> {
             |rng: &mut Rng, words: u64, per: u64| rng.range(words * per - per + 1, words * per);
         if gemv {
             // M = 1: K fills L1 (32753..=32768), or N fills the
-            // accumulators (4089..=4096). The long K is the expensive one.
-            return if self.rng.percent(25) {
+            // accumulators (4089..=4096). The long K is the expensive one
+            // (about 4K cycles on one lane), so it is the rare one.
+            return if self.rng.percent(12) {
                 let k = top(&mut self.rng, MAT_L1_WORDS, 16);
                 (1, k as u16, self.rng.range(1, 8) as u16)
             } else {
@@ -742,7 +743,14 @@ impl Generator<'_> {
             }
         }
         let ((m, k), (k2, n)) = self.mat_shape(gemv, chain);
+        // The fmap entry is a MEMCPY shape too (M * K * c elements): keep
+        // the copies that may read it to a few hundred words.
         let c = *self.rng.pick(&[0u16, 1, 1, 2, 3]);
+        let c = if u64::from(m) * u64::from(k) * u64::from(c) > 8 * 300 {
+            0
+        } else {
+            c
+        };
         let want_f = ShapeEntry { a: m, b: k, c };
         let want_w = ShapeEntry {
             a: k2,
