@@ -615,7 +615,8 @@ impl Generator<'_> {
         if gemv {
             // M = 1: K fills L1 (32753..=32768), or N fills the
             // accumulators (4089..=4096). The long K is the expensive one
-            // (about 4K cycles on one lane), so it is the rare one.
+            // (4 cycles a beat on one lane: about 131,000 cycles), so it is
+            // the rare one.
             return if self.rng.percent(12) {
                 let k = top(&mut self.rng, MAT_L1_WORDS, 16);
                 (1, k as u16, self.rng.range(1, 8) as u16)
@@ -735,7 +736,8 @@ impl Generator<'_> {
                 .flat_map(|&f| self.weight_live.iter().map(move |&w| (f, w)))
                 .filter(|&(f, w)| {
                     let (fm, we) = (self.fmap[usize::from(f)], self.weight[usize::from(w)]);
-                    fm.b == we.a && (!gemv || fm.a == 1)
+                    // Not the rare GEMV that fills L1 again: once is enough.
+                    fm.b == we.a && (!gemv || fm.a == 1) && fm.b <= 1024
                 })
                 .collect();
             if !pairs.is_empty() {
