@@ -53,13 +53,15 @@ impl State {
         self.consumed
     }
 
-    /// The next `count` beats of `stream`, without taking them.
-    pub fn peek_beats(&self, stream: usize, count: u64) -> Vec<Word> {
-        self.weights.beats(stream, self.consumed[stream], count)
+    /// `count` beats of `stream` from `skip` beats past the next one,
+    /// without taking them.
+    pub fn peek_beats(&self, stream: usize, skip: u64, count: u64) -> Vec<Word> {
+        self.weights
+            .beats(stream, self.consumed[stream] + skip, count)
     }
 
-    /// Takes `count` beats from `stream` (the ones `peek_beats` showed) and
-    /// records the read, when there is one.
+    /// Takes the next `count` beats from `stream` (the ones `peek_beats`
+    /// showed) and records the read, when there is one.
     pub fn take_beats(&mut self, seq: u32, stream: usize, count: u32) {
         if count == 0 {
             return;

@@ -362,6 +362,8 @@ fn the_limits_and_the_edge_of_l2_are_legal() {
         (false, 128u16, 256u16, 8u16, 0u32, 3000u32),
         (false, 512, 64, 8, 0, 2048),
         (true, 1, 32768, 8, 0, 2048),
+        // Both limits at once: 128 tiles of 32768 beats.
+        (true, 1, 32768, 4096, 0, 2048),
         (true, 1, 16, 4096, 0, L2 - 512),
         (false, 64, 16, 64, L2 - 64, 0),
         (true, 1, 17, 9, L2 - 2, L2 - 2),

@@ -154,25 +154,27 @@ pub fn execute(
             .collect()
     });
     let tiles = shape.tiles() as usize;
-    let beats = state.peek_beats(stream, shape.beats(op.w_scale()));
+    // The scale beats follow the ceil(N/32) * K weight beats.
     let scales: Option<Vec<Bf16>> = op.w_scale().then(|| {
-        beats[tiles * k..]
-            .iter()
-            .flat_map(|&b| w4a8::unpack_bf16(b))
+        state
+            .peek_beats(stream, shape.tiles() * shape.k, shape.out_row_words())
+            .into_iter()
+            .flat_map(w4a8::unpack_bf16)
             .take(n)
             .collect()
     });
 
     // Column tile by column tile (each output element depends only on its
     // own column's weights, scale and old value, so this is the same as
-    // one product over all N columns, without holding all K x N weights).
+    // one product over all N columns, without holding all K x N weights or
+    // all their beats).
     let mut out = vec![Bf16::POS_ZERO; m * n];
     let mut e_max: Option<Bf16> = None;
     for t in 0..tiles {
         let col0 = t * I4_PER_WORD;
         let cols = (n - col0).min(I4_PER_WORD);
-        let (weights, _) = w4a8::split_weight_beats(k, cols, false, &beats[t * k..(t + 1) * k])
-            .map_err(refused)?;
+        let beats = state.peek_beats(stream, (t * k) as u64, k as u64);
+        let (weights, _) = w4a8::split_weight_beats(k, cols, false, &beats).map_err(refused)?;
         let old_tile: Option<Vec<Bf16>> = old.as_ref().map(|o| {
             (0..m)
                 .flat_map(|row| o[row * n + col0..row * n + col0 + cols].iter().copied())
@@ -198,7 +200,7 @@ pub fn execute(
 
     // Effects, in the order the engine makes them: the beats, the output
     // words in ascending address order (row by row), then e_max.
-    state.take_beats(seq, stream, beats.len() as u32);
+    state.take_beats(seq, stream, shape.beats(op.w_scale()) as u32);
     for (addr, (data, mask)) in (dest..).zip(words) {
         state.write_l2(seq, addr, data, mask);
     }
