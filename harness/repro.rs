@@ -553,7 +553,7 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
     let mut text = format!(
         "; shrunk from seed {} on {} ({} -> {}, {} runs{})\n\
          ; fails with {}: {}{at}: {}\n\
-         ; images: l2_init_seed {}, host_init_seed {} (see {})\n\
+         ; images: l2_init_seed {}, host_init_seed {}; weight streams: seed {} (see {})\n\
          ; run it: pccx-cosim replay --min {}\n",
         repro.case.seed,
         repro.setup.config.name,
@@ -570,6 +570,7 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
         m.detail.replace('\n', " "),
         hex64(repro.case.l2_init_seed),
         hex64(repro.case.host_init_seed),
+        hex64(repro.case.weight_seed),
         repro.file_name(),
         repro_path.display(),
     );
