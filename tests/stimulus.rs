@@ -191,6 +191,28 @@ fn images_cover_the_whole_memories() {
     assert_ne!(case.l2_init_seed, case.host_init_seed);
 }
 
+/// The weight seed is the fourth SplitMix64 output of the case's seed (the
+/// first three, program, L2 and host, are as before), and the case's
+/// streams are that seed's.
+#[test]
+fn the_weight_seed_is_the_fourth_seed() {
+    let o = options(&tiny(), 5);
+    let case = TestCase::generate(77, &o);
+    let mut sm = SplitMix64::new(77);
+    let first: Vec<u64> = (0..4).map(|_| sm.next_u64()).collect();
+    assert_eq!(
+        [case.l2_init_seed, case.host_init_seed, case.weight_seed],
+        first[1..]
+    );
+    assert_eq!(TestCase::weight_seed_of(77), case.weight_seed);
+    assert_eq!(
+        case.weight_source(),
+        pccx_golden::WeightSource::new(first[3])
+    );
+    let directed = TestCase::directed(77, &o, Default::default());
+    assert_eq!(directed.weight_seed, case.weight_seed);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
