@@ -7,7 +7,10 @@
 //! exactly the check that fault is meant to trip (tests/scoreboard_fires.rs);
 //! a check that no fault can trip is a check that may be dead.
 
+use pccx_golden::isa::{self, Decoded, Instr};
 use pccx_golden::model::{reg, AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word};
+use pccx_golden::streams::WeightSource;
+use std::collections::BTreeSet;
 
 /// One deliberate defect. `nth` counts events of the named type from 0,
 /// since the last reset.
@@ -74,6 +77,33 @@ pub enum Fault {
     ExtraEMax {
         seq: u32,
         value: u16,
+    },
+    /// Do not report the nth e_max write (a findemax that forgot e_max).
+    DropEMax {
+        nth: usize,
+    },
+    /// Flip bit `bit` (mod 128, moved into an enabled element as for
+    /// [`Fault::L2Data`]) of the nth L2 write made by a GEMV or GEMM: one
+    /// wrong output element.
+    MatData {
+        nth: usize,
+        bit: u32,
+    },
+    /// Add `delta` (wrapping) to the beat count of the nth weight-stream
+    /// read: an engine that took one beat too many or too few.
+    StreamBeats {
+        nth: usize,
+        delta: i32,
+    },
+    /// Do not report the nth weight-stream read.
+    DropStreamRead {
+        nth: usize,
+    },
+    /// Add `delta` (wrapping) to what `weight_beats_consumed` says of
+    /// `stream`: beats taken that no instruction reported.
+    BeatsConsumed {
+        stream: usize,
+        delta: i64,
     },
     /// XOR the error code of the retire of sequence number `nth` (4-bit field).
     RetireErr {
@@ -184,6 +214,14 @@ impl Fault {
             seq: 0,
             value: 0x3f80,
         },
+        Fault::DropEMax { nth: 0 },
+        Fault::MatData { nth: 0, bit: 0 },
+        Fault::StreamBeats { nth: 0, delta: 1 },
+        Fault::DropStreamRead { nth: 0 },
+        Fault::BeatsConsumed {
+            stream: 0,
+            delta: 1,
+        },
         Fault::RetireErr { nth: 0, xor: 1 },
         Fault::RetireOpcode { nth: 0, xor: 1 },
         Fault::DropRetire { nth: 0 },
@@ -227,6 +265,11 @@ impl Fault {
             Fault::ShapeValue { .. } => "shape-value",
             Fault::EMaxValue { .. } => "emax-value",
             Fault::ExtraEMax { .. } => "extra-emax",
+            Fault::DropEMax { .. } => "drop-emax",
+            Fault::MatData { .. } => "mat-data",
+            Fault::StreamBeats { .. } => "stream-beats",
+            Fault::DropStreamRead { .. } => "drop-stream-read",
+            Fault::BeatsConsumed { .. } => "beats-consumed",
             Fault::RetireErr { .. } => "retire-err",
             Fault::RetireErrIf { .. } => "retire-err-if",
             Fault::RetireOpcode { .. } => "retire-opcode",
@@ -265,6 +308,9 @@ struct Counts {
     host: usize,
     shape: usize,
     emax: usize,
+    stream: usize,
+    /// L2 writes of GEMV and GEMM instructions.
+    mat_l2: usize,
     retire: usize,
     latch: usize,
     reg_write: usize,
@@ -284,6 +330,8 @@ pub struct Faulty<M: NpuModel + ?Sized> {
     next_batch: Vec<Event>,
     /// Drains since the wrapper was made.
     drains: usize,
+    /// Sequence numbers latched as GEMV or GEMM since the last reset.
+    mat_seqs: BTreeSet<u32>,
 }
 
 impl<M: NpuModel> Faulty<M> {
@@ -306,6 +354,7 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             held: None,
             next_batch: Vec::new(),
             drains: 0,
+            mat_seqs: BTreeSet::new(),
         }
     }
 
@@ -327,12 +376,9 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             Event::HostWrite { .. } => &mut c.host,
             Event::ShapeWrite { .. } => &mut c.shape,
             Event::EMaxWrite { .. } => &mut c.emax,
+            Event::StreamRead { .. } => &mut c.stream,
             Event::Retire { .. } => &mut c.retire,
             Event::Latch { .. } => &mut c.latch,
-            Event::StreamRead { .. } => {
-                out.push(event);
-                return;
-            }
         };
         // Retires and latches are counted by sequence number: their order
         // differs between the sequential golden model and the decoupled RTL,
@@ -342,6 +388,18 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             _ => *counter,
         };
         *counter += 1;
+        if let Event::Latch { seq, word, .. } = event {
+            if let Decoded::Legal(Instr::Gemv(_) | Instr::Gemm(_)) = isa::decode(word) {
+                self.mat_seqs.insert(seq);
+            }
+        }
+        let nth_mat_write = match event {
+            Event::L2Write { seq, .. } if self.mat_seqs.contains(&seq) => {
+                self.counts.mat_l2 += 1;
+                Some(self.counts.mat_l2 - 1)
+            }
+            _ => None,
+        };
         let mut fired = true;
         match (self.fault, &mut event) {
             (Fault::L2Data { nth, bit }, Event::L2Write { data, mask, .. }) if nth == n => {
@@ -371,6 +429,18 @@ impl<M: NpuModel + ?Sized> Faulty<M> {
             }
             (Fault::EMaxValue { nth, xor }, Event::EMaxWrite { value, .. }) if nth == n => {
                 *value ^= xor;
+            }
+            (Fault::MatData { nth, bit }, Event::L2Write { data, mask, .. })
+                if nth_mat_write == Some(nth) =>
+            {
+                *data ^= 1 << enabled_bit(bit, *mask);
+            }
+            (Fault::DropEMax { nth }, Event::EMaxWrite { .. }) if nth == n => return self.fire(),
+            (Fault::StreamBeats { nth, delta }, Event::StreamRead { beats, .. }) if nth == n => {
+                *beats = beats.wrapping_add_signed(delta);
+            }
+            (Fault::DropStreamRead { nth }, Event::StreamRead { .. }) if nth == n => {
+                return self.fire()
             }
             (Fault::ExtraL2 { seq: target, addr }, Event::Retire { seq, .. }) if target == *seq => {
                 out.push(Event::L2Write {
@@ -479,6 +549,7 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
 
     fn reset(&mut self) -> Result<(), ModelError> {
         self.counts = Counts::default();
+        self.mat_seqs.clear();
         self.fired = false;
         self.held = None;
         self.next_batch.clear();
@@ -601,6 +672,21 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
 
     fn finish_wave(&mut self) -> Result<(), String> {
         self.inner.finish_wave()
+    }
+
+    fn set_weight_source(&mut self, source: WeightSource) {
+        self.inner.set_weight_source(source);
+    }
+
+    fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        let mut consumed = self.inner.weight_beats_consumed();
+        if let Fault::BeatsConsumed { stream, delta } = self.fault {
+            if let Some(c) = consumed.get_mut(stream) {
+                *c = c.wrapping_add_signed(delta);
+                self.fired = true;
+            }
+        }
+        consumed
     }
 
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {

@@ -19,6 +19,9 @@ pub fn open_reference(config: &HwConfig) -> Box<dyn NpuModel> {
         TimingParams {
             fifo_depth: config.fifo_depth,
             host_latency: IDEAL_HOST_LATENCY,
+            array_rows: config.array_rows,
+            array_cols: config.array_cols,
+            vector_lanes: config.vector_lanes,
         },
     ))
 }

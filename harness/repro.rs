@@ -34,6 +34,12 @@ pub const FILL_RULE: &str = "word i of an image is the i-th Rng::next_u128 of Rn
      xoshiro256** 1.0 whose state is the first four SplitMix64 outputs of seed, \
      two draws per word, low half first (harness/stimulus, docs/stimulus.md)";
 
+/// How a weight stream's beats follow from the case's weight seed, as the
+/// file states it.
+pub const STREAM_RULE: &str = "beat i of stream s (0 matrix, 1 vector) is \
+     pccx_golden::streams::WeightSource::new(seed).beat(s, i): SplitMix64 draws from the key \
+     mix64(mix64(seed ^ mix64(s + 1)) ^ mix64(i)) (golden/src/streams.rs, docs/numerics.md)";
+
 /// The host side of the DUT's ACP port.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostIo {
@@ -212,6 +218,10 @@ impl Repro {
                 "host_words": HOST_WORDS,
                 "fill": FILL_RULE,
             },
+            "weight_stream": {
+                "seed": hex64(c.weight_seed),
+                "rule": STREAM_RULE,
+            },
             "mismatch": crate::campaign::mismatch_json(&self.mismatch),
             "signature": signature_json(&self.signature()),
             "shrink": self.shrink.as_ref().map(|r| json!({
@@ -284,12 +294,20 @@ impl Repro {
                 ),
             ));
         }
+        let seed = u64_at(v, "seed")?;
+        // Files written before the weight streams existed ran no GEMV or
+        // GEMM that read them; the seed `generate` gives is as good as any.
+        let weight_seed = match v.get("weight_stream") {
+            None => TestCase::weight_seed_of(seed),
+            Some(_) => u64_at(v, "weight_stream.seed")?,
+        };
         let case = TestCase {
-            seed: u64_at(v, "seed")?,
+            seed,
             options,
             program: program_at(v, "program.items")?,
             l2_init_seed: u64_at(v, "images.l2_init_seed")?,
             host_init_seed: u64_at(v, "images.host_init_seed")?,
+            weight_seed,
         };
         let shrink = match at(v, "shrink")? {
             Value::Null => None,
@@ -535,7 +553,7 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
     let mut text = format!(
         "; shrunk from seed {} on {} ({} -> {}, {} runs{})\n\
          ; fails with {}: {}{at}: {}\n\
-         ; images: l2_init_seed {}, host_init_seed {} (see {})\n\
+         ; images: l2_init_seed {}, host_init_seed {}; weight streams: seed {} (see {})\n\
          ; run it: pccx-cosim replay --min {}\n",
         repro.case.seed,
         repro.setup.config.name,
@@ -552,6 +570,7 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
         m.detail.replace('\n', " "),
         hex64(repro.case.l2_init_seed),
         hex64(repro.case.host_init_seed),
+        hex64(repro.case.weight_seed),
         repro.file_name(),
         repro_path.display(),
     );
@@ -665,6 +684,10 @@ fn gen_options_json(o: &GenOptions) -> Value {
         max_idle,
         clear_err_pct,
         bad_reg_write_pct,
+        mat_shape_err_pct,
+        mat_limit_pct,
+        mat_chain_pct,
+        mat_prefix_pct,
         stall_io,
     } = *o;
     json!({
@@ -681,6 +704,10 @@ fn gen_options_json(o: &GenOptions) -> Value {
         "max_idle": max_idle,
         "clear_err_pct": clear_err_pct,
         "bad_reg_write_pct": bad_reg_write_pct,
+        "mat_shape_err_pct": mat_shape_err_pct,
+        "mat_limit_pct": mat_limit_pct,
+        "mat_chain_pct": mat_chain_pct,
+        "mat_prefix_pct": mat_prefix_pct,
         "stall_io": stall_io,
     })
 }
@@ -842,6 +869,13 @@ fn fault_at(v: &Value) -> Result<Fault, FieldError> {
 
 fn gen_options_at(v: &Value, path: &str) -> Result<GenOptions, FieldError> {
     let u = |name: &str| u32_at(v, &format!("{path}.{name}"));
+    // Options newer than the file's writer: the value that writer used
+    // (the GEMV/GEMM ones did nothing before GEMV/GEMM were generated).
+    let newer = |name: &str, default: u32| match v.get(path).and_then(|o| o.get(name)) {
+        None => Ok(default),
+        Some(_) => u(name),
+    };
+    let defaults = GenOptions::new(0, 0, 0);
     Ok(GenOptions {
         instrs: u64_at(v, &format!("{path}.instrs"))? as usize,
         l2_words: u("l2_words")?,
@@ -862,6 +896,10 @@ fn gen_options_at(v: &Value, path: &str) -> Result<GenOptions, FieldError> {
         max_idle: u("max_idle")?,
         clear_err_pct: u("clear_err_pct")?,
         bad_reg_write_pct: u("bad_reg_write_pct")?,
+        mat_shape_err_pct: newer("mat_shape_err_pct", defaults.mat_shape_err_pct)?,
+        mat_limit_pct: newer("mat_limit_pct", defaults.mat_limit_pct)?,
+        mat_chain_pct: newer("mat_chain_pct", defaults.mat_chain_pct)?,
+        mat_prefix_pct: newer("mat_prefix_pct", defaults.mat_prefix_pct)?,
         // Files written before stall I/O existed ran with ideal I/O.
         stall_io: match v.get(path).and_then(|o| o.get("stall_io")) {
             None => false,
@@ -1087,6 +1125,57 @@ mod tests {
         v.as_object_mut().unwrap().remove("mismatch");
         let e = Repro::from_json(&v).unwrap_err();
         assert_eq!(e.to_string(), "field `mismatch`: missing");
+    }
+
+    /// The weight seed is in the file and replay uses it; a file written
+    /// before the weight streams existed gets the seed `generate` gives.
+    #[test]
+    fn the_weight_seed_is_recorded_and_read_back() {
+        let r = repro();
+        let mut v = r.to_json();
+        assert_eq!(v["weight_stream"]["seed"], json!(hex64(r.case.weight_seed)));
+        assert!(v["weight_stream"]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("WeightSource"));
+        v["weight_stream"]["seed"] = json!("0x2a");
+        let back = Repro::from_json(&v).unwrap();
+        assert_eq!(back.case.weight_seed, 42);
+        assert_eq!(
+            back.case.weight_source(),
+            pccx_golden::WeightSource::new(42)
+        );
+        v["weight_stream"]["seed"] = json!(true);
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().field,
+            "weight_stream.seed"
+        );
+        v.as_object_mut().unwrap().remove("weight_stream");
+        let old = Repro::from_json(&v).unwrap();
+        assert_eq!(old.case.weight_seed, TestCase::weight_seed_of(r.case.seed));
+        assert_eq!(old.case.weight_seed, r.case.weight_seed);
+    }
+
+    /// Options added after a file was written take their defaults.
+    #[test]
+    fn newer_generator_options_default_when_missing() {
+        let r = repro();
+        let mut v = r.to_json();
+        let options = v["gen_options"].as_object_mut().unwrap();
+        for name in [
+            "mat_shape_err_pct",
+            "mat_limit_pct",
+            "mat_chain_pct",
+            "mat_prefix_pct",
+        ] {
+            assert!(options.remove(name).is_some(), "{name}");
+        }
+        assert_eq!(Repro::from_json(&v).unwrap().case.options, r.case.options);
+        v["gen_options"]["mat_chain_pct"] = json!("often");
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().field,
+            "gen_options.mat_chain_pct"
+        );
     }
 
     #[test]

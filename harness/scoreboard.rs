@@ -17,6 +17,7 @@ use pccx_golden::model::{
     reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
     SHAPE_ENTRIES,
 };
+use pccx_golden::streams::STREAM_NAMES;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -39,6 +40,8 @@ pub enum CheckKind {
     ExtraRetire,
     /// A write reported after the writer's retire.
     WriteAfterRetire,
+    /// Weight-stream reads: which stream, how many beats (GEMV, GEMM).
+    WeightStream,
     /// L2 write set: address, mask, data under mask; missing and extra.
     L2Writes,
     /// Host write set.
@@ -51,6 +54,8 @@ pub enum CheckKind {
     FinalHost,
     FinalTables,
     FinalEMax,
+    /// Beats taken from each weight stream since reset, after the drain.
+    FinalWeightStream,
     /// Status register (0x08) after the drain.
     FinalStatus,
     /// Retired-instruction count (0x0C) after the drain.
@@ -67,7 +72,7 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 20] = [
+    pub const ALL: [CheckKind; 22] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -75,6 +80,7 @@ impl CheckKind {
         CheckKind::MissingRetire,
         CheckKind::ExtraRetire,
         CheckKind::WriteAfterRetire,
+        CheckKind::WeightStream,
         CheckKind::L2Writes,
         CheckKind::HostWrites,
         CheckKind::ShapeWrites,
@@ -83,6 +89,7 @@ impl CheckKind {
         CheckKind::FinalHost,
         CheckKind::FinalTables,
         CheckKind::FinalEMax,
+        CheckKind::FinalWeightStream,
         CheckKind::FinalStatus,
         CheckKind::FinalRetiredCount,
         CheckKind::Timing,
@@ -100,6 +107,7 @@ impl CheckKind {
             CheckKind::MissingRetire => "missing-retire",
             CheckKind::ExtraRetire => "extra-retire",
             CheckKind::WriteAfterRetire => "write-after-retire",
+            CheckKind::WeightStream => "weight-stream",
             CheckKind::L2Writes => "l2-writes",
             CheckKind::HostWrites => "host-writes",
             CheckKind::ShapeWrites => "shape-writes",
@@ -108,6 +116,7 @@ impl CheckKind {
             CheckKind::FinalHost => "final-host",
             CheckKind::FinalTables => "final-tables",
             CheckKind::FinalEMax => "final-emax",
+            CheckKind::FinalWeightStream => "final-weight-stream",
             CheckKind::FinalStatus => "final-status",
             CheckKind::FinalRetiredCount => "final-retired-count",
             CheckKind::Timing => "timing",
@@ -278,6 +287,8 @@ struct Record {
     host: Vec<(u32, Word)>,
     shape: Vec<(ShapeTable, u8, ShapeEntry)>,
     emax: Vec<u16>,
+    /// (stream, beats) of every weight-stream read.
+    streams: Vec<(u8, u32)>,
 }
 
 impl Record {
@@ -470,8 +481,10 @@ impl<'a> Run<'a> {
         }
         let (l2, host) = (self.case.l2_image(), self.case.host_image());
         let stalls = self.case.io_stall_seed();
+        let weights = self.case.weight_source();
         for m in [&mut *self.a, &mut *self.b] {
             m.set_io_stalls(stalls);
+            m.set_weight_source(weights.clone());
             call(m, |m| m.reset())?;
             call(m, |m| m.write_l2(0, &l2))?;
             call(m, |m| m.write_host(0, &host))?;
@@ -592,7 +605,7 @@ impl<'a> Run<'a> {
                     ..
                 } => rec.shape.push((table, index, entry)),
                 Event::EMaxWrite { value, .. } => rec.emax.push(value),
-                Event::StreamRead { .. } => {}
+                Event::StreamRead { stream, beats, .. } => rec.streams.push((stream, beats)),
             }
             let retires = rec.retires.len();
             let is_retire = matches!(event, Event::Retire { .. });
@@ -730,11 +743,12 @@ impl<'a> Run<'a> {
     }
 
     fn compare_final_state(&mut self) -> Result<(), ModelError> {
-        let checks: [FinalCheck; 6] = [
+        let checks: [FinalCheck; 7] = [
             final_l2,
             final_host,
             final_tables,
             final_emax,
+            final_weight_stream,
             final_status,
             final_retired,
         ];
@@ -852,7 +866,8 @@ fn compare_records(seq: u32, expected: Option<u64>, r: &Record, d: &Record) -> F
             retire_text(d),
         ));
     }
-    compare_l2_writes(r, d)
+    compare_stream_reads(r, d)
+        .or_else(|| compare_l2_writes(r, d))
         .or_else(|| compare_host_writes(r, d))
         .or_else(|| compare_shape_writes(r, d))
         .or_else(|| compare_emax_writes(r, d))
@@ -909,6 +924,42 @@ fn group_verdict<T>(r: &[T], d: &[T], place: &str) -> Option<String> {
 fn list<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
     if items.is_empty() {
         "no write".into()
+    } else {
+        items.iter().map(show).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// The name of weight stream `stream` in reports.
+fn stream_name(stream: u8) -> String {
+    match STREAM_NAMES.get(usize::from(stream)) {
+        Some(name) => format!("{name} stream"),
+        None => format!("stream {stream}"),
+    }
+}
+
+fn compare_stream_reads(r: &Record, d: &Record) -> Found {
+    let (stream, a, b) = first_differing_group(&r.streams, &d.streams, |s| s.0)?;
+    let place = stream_name(stream);
+    let detail = match (a.len(), b.len()) {
+        (_, 0) => format!("missing stream read: the DUT took no beats from the {place}"),
+        (0, _) => format!("extra stream read: the reference took no beats from the {place}"),
+        (x, y) if x != y => {
+            format!("{place} read reported {x} times by the reference, {y} times by the DUT")
+        }
+        _ => format!("{place}: {} beats vs {}", a[0].1, b[0].1),
+    };
+    let show = |s: &(u8, u32)| format!("{} beats from the {place}", s.1);
+    Some((
+        CheckKind::WeightStream,
+        detail,
+        list_reads(&a, show),
+        list_reads(&b, show),
+    ))
+}
+
+fn list_reads<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
+    if items.is_empty() {
+        "no stream read".into()
     } else {
         items.iter().map(show).collect::<Vec<_>>().join("; ")
     }
@@ -1089,6 +1140,32 @@ fn final_emax(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Model
     }))
 }
 
+fn final_weight_stream(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
+    let (r, d) = (a.weight_beats_consumed(), b.weight_beats_consumed());
+    let show = |c: [u64; 2]| {
+        (0..2u8)
+            .map(|s| format!("{} beats from the {}", c[usize::from(s)], stream_name(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Ok((0..2u8)
+        .find(|&s| r[usize::from(s)] != d[usize::from(s)])
+        .map(|s| {
+            let i = usize::from(s);
+            (
+                CheckKind::FinalWeightStream,
+                format!(
+                    "beats consumed from the {} since reset: {} vs {}",
+                    stream_name(s),
+                    r[i],
+                    d[i]
+                ),
+                show(r),
+                show(d),
+            )
+        }))
+}
+
 fn read_reg(m: &mut dyn NpuModel, offset: u32) -> Result<(u32, AxiResp), ModelError> {
     call(m, |m| m.reg_read(offset))
 }
@@ -1162,8 +1239,10 @@ fn describe_write(event: &Event) -> String {
             ..
         } => format!("{} <- {}", table_slot(table, index), shape(entry)),
         Event::EMaxWrite { value, .. } => format!("e_max <- 0x{value:04x}"),
-        Event::StreamRead { stream, beats, .. } => format!("{beats} beats from stream {stream}"),
-        Event::Latch { .. } | Event::Retire { .. } => unreachable!("not a write"),
+        Event::StreamRead { stream, beats, .. } => {
+            format!("{beats} beats from the {}", stream_name(stream))
+        }
+        Event::Latch { .. } | Event::Retire { .. } => "not a write".into(),
     }
 }
 

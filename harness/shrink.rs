@@ -263,7 +263,7 @@ impl Shrinker<'_, '_> {
 
     /// The fmap entries the program uses renumbered 0, 1, ... in order of
     /// first use, by swapping two entry numbers in every MEMSET of the fmap
-    /// table and every MEMCPY at once (which changes nothing the program
+    /// table, every MEMCPY and every GEMV/GEMM at once (which changes nothing the program
     /// does, as long as the case still fails).
     fn renumber_entries(&mut self, items: &mut [Item]) -> Result<bool, String> {
         let mut changed = false;
@@ -386,8 +386,8 @@ impl Shrinker<'_, '_> {
     }
 }
 
-/// The fmap entries that MEMSETs write and MEMCPYs read, in order of first
-/// use.
+/// The fmap entries that MEMSETs write and MEMCPYs, GEMVs and GEMMs read,
+/// in order of first use.
 fn fmap_entries_in_use(items: &[Item]) -> Vec<u8> {
     let mut order = Vec::new();
     for item in items {
@@ -395,6 +395,7 @@ fn fmap_entries_in_use(items: &[Item]) -> Vec<u8> {
         let entry = match isa::decode(word) {
             Decoded::Legal(Instr::Memset(m)) if m.dest_cache == ShapeTable::Fmap => m.dest_addr,
             Decoded::Legal(Instr::Memcpy(m)) => m.shape_ptr_addr,
+            Decoded::Legal(Instr::Gemv(m) | Instr::Gemm(m)) => m.shape_ptr_addr,
             _ => continue,
         };
         if !order.contains(&entry) {
@@ -405,13 +406,14 @@ fn fmap_entries_in_use(items: &[Item]) -> Vec<u8> {
 }
 
 /// `word` with fmap entry numbers `a` and `b` swapped, if it is a MEMSET of
-/// the fmap table or a MEMCPY.
+/// the fmap table, a MEMCPY, a GEMV or a GEMM.
 fn swap_fmap_entries(word: u64, a: u8, b: u8) -> u64 {
     let field = match isa::decode(word) {
         Decoded::Legal(Instr::Memset(m)) if m.dest_cache == ShapeTable::Fmap => {
             layout::memset::DEST_ADDR
         }
         Decoded::Legal(Instr::Memcpy(_)) => layout::memcpy::SHAPE_PTR_ADDR,
+        Decoded::Legal(Instr::Gemv(_) | Instr::Gemm(_)) => layout::mat::SHAPE_PTR_ADDR,
         _ => return word,
     };
     let v = field.get(word) as u8;
@@ -464,7 +466,7 @@ fn plainest(word: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::faults::{Fault, Faulty};
-    use crate::stimulus::GenOptions;
+    use crate::stimulus::{GenOptions, OpWeights};
     use pccx_golden::asm::{disasm, parse_program};
     use pccx_golden::model::ErrorCode;
 
@@ -496,16 +498,18 @@ mod tests {
     }
 
     #[test]
-    fn swapping_entries_touches_fmap_memsets_and_copies_only() {
+    fn swapping_entries_touches_fmap_memsets_copies_and_matrix_ops_only() {
         let p = parse_program(
             "memset fmap[7] = (1, 1, 1), rsvd=3\n\
              memset weight[7] = (1, 1, 1)\n\
              memcpy l2[1] <- host[2], shape=7, async\n\
              memcpy l2[1] <- host[2], shape=0\n\
-             memcpy l2[1] <- host[2], shape=5\n",
+             memcpy l2[1] <- host[2], shape=5\n\
+             gemv l2[1] <- l2[2], fmap=7, weight=7\n\
+             gemm l2[1] <- l2[2], fmap=9, weight=0\n",
         )
         .unwrap();
-        assert_eq!(fmap_entries_in_use(&p.items), [7, 0, 5]);
+        assert_eq!(fmap_entries_in_use(&p.items), [7, 0, 5, 9]);
         let swapped: Vec<String> = p
             .items
             .iter()
@@ -522,6 +526,8 @@ mod tests {
                 "memcpy l2[1] <- host[2], shape=0, async",
                 "memcpy l2[1] <- host[2], shape=7",
                 "memcpy l2[1] <- host[2], shape=5",
+                "gemv l2[1] <- l2[2], fmap=0, weight=7, lanes=0",
+                "gemm l2[1] <- l2[2], fmap=9, weight=0, lanes=0",
             ]
         );
     }
@@ -532,7 +538,11 @@ mod tests {
     /// reaches the address.
     #[test]
     fn an_address_fault_shrinks_to_a_memset_and_a_copy() {
-        let options = GenOptions::new(40, L2_WORDS, 4);
+        // Slice-1 programs: MEMSETs and copies only, as when this was written.
+        let options = GenOptions {
+            weights: OpWeights::SLICE1,
+            ..GenOptions::new(40, L2_WORDS, 4)
+        };
         let case = TestCase::generate(11, &options);
         let addr = last_l2_write(&case);
         let mut make = faulty_golden(Fault::L2DataAt { addr, bit: 40 });

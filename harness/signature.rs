@@ -60,6 +60,9 @@ fn field_of(m: &Mismatch) -> String {
     let d = m.detail.as_str();
     match m.kind {
         K::L2Writes | K::HostWrites | K::ShapeWrites | K::EMaxWrites => write_field(d).into(),
+        K::WeightStream => stream_field(d).into(),
+        K::FinalWeightStream if d.contains("vector stream") => "vector".into(),
+        K::FinalWeightStream => "matrix".into(),
         K::FinalStatus => status_field(d),
         K::Latch if d.contains(" again") => "duplicate".into(),
         K::Latch => "word".into(),
@@ -91,6 +94,20 @@ fn write_field(detail: &str) -> &'static str {
         "data"
     } else {
         "value"
+    }
+}
+
+/// Missing, extra, reported a different number of times, or a different
+/// beat count.
+fn stream_field(detail: &str) -> &'static str {
+    if detail.starts_with("missing stream read") {
+        "missing"
+    } else if detail.starts_with("extra stream read") {
+        "extra"
+    } else if detail.contains(" times by the reference") {
+        "count"
+    } else {
+        "beats"
     }
 }
 
@@ -220,6 +237,63 @@ mod tests {
             ),
         ] {
             assert_eq!(signature(fault), want, "{fault:?}");
+        }
+    }
+
+    /// A GEMV with findemax (seq 2) and a GEMM (seq 3), 16 x 8 each.
+    fn mat_case() -> TestCase {
+        let program = parse_program(
+            "memset fmap[1] = (1, 16, 1)\n\
+             memset weight[2] = (16, 8, 1)\n\
+             gemv l2[100] <- l2[0], fmap=1, weight=2, findemax\n\
+             gemm l2[200] <- l2[0], fmap=1, weight=2, w_scale\n",
+        )
+        .unwrap();
+        TestCase::directed(4, &GenOptions::new(0, L2_WORDS, 4), program)
+    }
+
+    #[test]
+    fn each_gemv_gemm_fault_has_its_signature() {
+        for (fault, want) in [
+            (
+                Fault::StreamBeats { nth: 0, delta: 1 },
+                "weight-stream/GEMV/beats",
+            ),
+            (
+                Fault::StreamBeats { nth: 1, delta: -1 },
+                "weight-stream/GEMM/beats",
+            ),
+            (
+                Fault::DropStreamRead { nth: 1 },
+                "weight-stream/GEMM/missing",
+            ),
+            (Fault::MatData { nth: 1, bit: 5 }, "l2-writes/GEMM/data"),
+            (Fault::DropEMax { nth: 0 }, "emax-writes/GEMV/missing"),
+            (
+                Fault::EMaxValue { nth: 0, xor: 1 },
+                "emax-writes/GEMV/value",
+            ),
+            (
+                Fault::BeatsConsumed {
+                    stream: 1,
+                    delta: 1,
+                },
+                "final-weight-stream/none/vector",
+            ),
+            (
+                Fault::BeatsConsumed {
+                    stream: 0,
+                    delta: -1,
+                },
+                "final-weight-stream/none/matrix",
+            ),
+        ] {
+            let mut dut = Faulty::new(golden(), fault);
+            let outcome = run_case(&mat_case(), &mut golden(), &mut dut).unwrap();
+            let m = outcome
+                .first_mismatch
+                .unwrap_or_else(|| panic!("{fault:?} unnoticed"));
+            assert_eq!(Signature::of(&m).to_string(), want, "{fault:?}:\n{m}");
         }
     }
 

@@ -249,6 +249,7 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
     let o = cosim(&[
         "--seed", "17", "--count", "3", "--instrs", "20", "--config", "tiny",
@@ -268,6 +269,7 @@ fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
 }
 
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn a_mismatch_exits_1_and_says_where() {
     let json = temp_file("mismatch", "r.json", "");
     let out = json.with_file_name("out");
@@ -331,6 +333,7 @@ fn a_mismatch_exits_1_and_says_where() {
 }
 
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn no_shrink_writes_the_repro_only() {
     let out = temp_file("no-shrink", "x", "").with_file_name("out");
     let o = cosim(&[
@@ -354,6 +357,7 @@ fn no_shrink_writes_the_repro_only() {
 /// once reference and DUT agree, 2 for a file it cannot use, with the file
 /// and the field named.
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
     let out = temp_file("replay", "x", "").with_file_name("out");
     let o = cosim(&[
@@ -424,6 +428,7 @@ fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
 /// 2, and the JSON still holds the first seed's result and says where and
 /// why it stopped.
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn an_infrastructure_error_exits_2_and_keeps_the_results() {
     for (fault, why) in [("hang", "watchdog"), ("panic", "a model panicked")] {
         let json = temp_file("infra", &format!("{fault}.json"), "");
@@ -673,6 +678,7 @@ fn the_xml_reader_of_these_tests_rejects_what_it_should() {
 }
 
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
     let xml = temp_file("junit", "x", "").with_file_name("mismatch.xml");
     let out = xml.with_file_name("out");
@@ -722,6 +728,7 @@ fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
 }
 
 #[test]
+#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
 fn junit_reports_an_infrastructure_error_as_an_error() {
     let xml = temp_file("junit-error", "x", "").with_file_name("hang.xml");
     let o = cosim(&[

@@ -6,11 +6,13 @@
 
 use pccx_cosim::config;
 use pccx_cosim::rtl::{HostTiming, RtlModel};
+use pccx_golden::exec::mat::MatShape;
 use pccx_golden::isa::{Instr, MatOp};
 use pccx_golden::model::{Event, NpuModel, ShapeEntry, ShapeTable};
 use pccx_golden::numerics::bf16::Bf16;
 use pccx_golden::numerics::w4a8::{self, MatInputs};
 use pccx_golden::streams::WeightSource;
+use pccx_golden::timing;
 
 struct Rng(u64);
 impl Rng {
@@ -187,26 +189,21 @@ fn run(config_name: &str, case: Case, seed: u64) {
 }
 
 fn gemm_busy(rows: usize, cols: usize, c: Case) -> usize {
-    let w = c.n.div_ceil(8);
-    let mut busy = c.m * c.k.div_ceil(16);
-    for t in 0..c.n.div_ceil(32) {
-        let tc = (c.n - 32 * t).min(32);
-        for kc in 0..c.k.div_ceil(rows) {
-            busy += (c.k - kc * rows).min(rows) + tc.div_ceil(cols) * (c.m + rows + cols);
-        }
-    }
-    busy + if c.w_scale { w } else { 0 } + c.m * w + 2
+    let shape = MatShape {
+        m: c.m as u64,
+        k: c.k as u64,
+        n: c.n as u64,
+    };
+    timing::gemm_busy_cycles(shape, c.w_scale, rows as u32, cols as u32) as usize
 }
 
 fn gemv_busy(lanes: usize, c: Case) -> usize {
-    let p = if c.lanes == 0 || c.lanes as usize > lanes {
-        lanes
-    } else {
-        c.lanes as usize
+    let shape = MatShape {
+        m: 1,
+        k: c.k as u64,
+        n: c.n as u64,
     };
-    let cj = |j: usize| (j / p) * p.max(4) + j % p;
-    let w = c.n.div_ceil(8);
-    c.k.div_ceil(16) + c.n.div_ceil(32) * (cj(c.k - 1) + 6) + if c.w_scale { w } else { 0 } + w + 2
+    timing::gemv_busy_cycles(shape, c.w_scale, c.lanes, lanes as u32) as usize
 }
 
 fn cases(gemv: bool) -> Vec<Case> {

@@ -12,7 +12,7 @@ use pccx_cosim::models;
 use pccx_cosim::scoreboard::{run_case, CheckKind, Outcome};
 use pccx_cosim::stimulus::{GenOptions, TestCase};
 use pccx_golden::asm::{Item, Program};
-use pccx_golden::isa::{layout, Instr, Memcpy, Memset};
+use pccx_golden::isa::{layout, Instr, MatOp, Memcpy, Memset};
 use pccx_golden::model::{reg, ModelError, NpuModel, ShapeTable};
 use pccx_golden::{Golden, GoldenConfig};
 
@@ -94,6 +94,135 @@ fn directed_case(config: &HwConfig) -> TestCase {
         memset(ShapeTable::Weight, 5, (7, 8, 9)),
     ];
     TestCase::directed(99, &GenOptions::for_config(config, 0), Program { items })
+}
+
+fn mat(gemv: bool, dest: u32, src: u32, flags: u8, fmap: u8, weight: u8) -> Item {
+    let op = MatOp {
+        dest_reg: dest,
+        src_addr: src,
+        flags,
+        size_ptr_addr: weight,
+        shape_ptr_addr: fmap,
+        parallel_lane: 3,
+        reserved: 0,
+    };
+    Item::Instr(
+        if gemv {
+            Instr::Gemv(op)
+        } else {
+            Instr::Gemm(op)
+        }
+        .encode(),
+    )
+}
+
+/// GEMV and GEMM for the faults of their checks:
+///
+/// | seq | instruction | reports |
+/// |---|---|---|
+/// | 0 | MEMSET fmap[1] = (1, 40, 0) | GEMV shape: M = 1, K = 40 |
+/// | 1 | MEMSET weight[2] = (40, 20, 0) | N = 20 |
+/// | 2 | GEMV L2[0x40..0x43) <- L2[0x10..], findemax, w_scale | stream read 0 (vector, 43 beats); L2 writes 0-2; e_max write 0 |
+/// | 3 | MEMSET fmap[3] = (3, 40, 0) | GEMM shape: M = 3 |
+/// | 4 | GEMM L2[0x50..0x59) <- L2[0x20..], accm | stream read 1 (matrix, 40 beats); L2 writes 3-11 |
+/// | 5 | GEMV with the GEMM's shape (M = 3) | err SHAPE, no beats |
+/// | 6 | GEMM L2[0x60..] <- L2[0x40..] (the GEMV's output), findemax | stream read 2 (40 beats); L2 writes 12-14; e_max write 1 |
+fn mat_case(config: &HwConfig) -> TestCase {
+    let fmap = |i, (a, b)| memset(ShapeTable::Fmap, i, (a, b, 0));
+    let items = vec![
+        fmap(1, (1, 40)),
+        memset(ShapeTable::Weight, 2, (40, 20, 0)),
+        mat(true, 0x40, 0x10, 0x28, 1, 2),
+        fmap(3, (3, 40)),
+        Item::Idle(5),
+        mat(false, 0x50, 0x20, 0x10, 3, 2),
+        mat(true, 0x70, 0x20, 0x00, 3, 2),
+        mat(false, 0x60, 0x40, 0x20, 1, 2),
+    ];
+    TestCase::directed(7, &GenOptions::for_config(config, 0), Program { items })
+}
+
+/// The faults of the GEMV/GEMM checks, as [`expectations`].
+fn mat_expectations() -> Vec<(Fault, CheckKind, Option<u32>)> {
+    use CheckKind as K;
+    vec![
+        (
+            Fault::StreamBeats { nth: 0, delta: 1 },
+            K::WeightStream,
+            Some(2),
+        ),
+        (
+            Fault::StreamBeats { nth: 1, delta: -1 },
+            K::WeightStream,
+            Some(4),
+        ),
+        (
+            Fault::StreamBeats {
+                nth: 2,
+                delta: 1 << 20,
+            },
+            K::WeightStream,
+            Some(6),
+        ),
+        (Fault::DropStreamRead { nth: 1 }, K::WeightStream, Some(4)),
+        (Fault::MatData { nth: 0, bit: 0 }, K::L2Writes, Some(2)),
+        (Fault::MatData { nth: 11, bit: 127 }, K::L2Writes, Some(4)),
+        (Fault::MatData { nth: 14, bit: 70 }, K::L2Writes, Some(6)),
+        (Fault::DropEMax { nth: 0 }, K::EMaxWrites, Some(2)),
+        (Fault::DropEMax { nth: 1 }, K::EMaxWrites, Some(6)),
+        (
+            Fault::EMaxValue {
+                nth: 1,
+                xor: 0x8000,
+            },
+            K::EMaxWrites,
+            Some(6),
+        ),
+        (
+            Fault::ExtraEMax { seq: 4, value: 0 },
+            K::EMaxWrites,
+            Some(4),
+        ),
+        (
+            Fault::RetireErr { nth: 5, xor: 5 ^ 6 },
+            K::RetireErr,
+            Some(5),
+        ),
+        (
+            Fault::BeatsConsumed {
+                stream: 0,
+                delta: 1,
+            },
+            K::FinalWeightStream,
+            None,
+        ),
+        (
+            Fault::BeatsConsumed {
+                stream: 1,
+                delta: -43,
+            },
+            K::FinalWeightStream,
+            None,
+        ),
+    ]
+}
+
+/// Every GEMV/GEMM fault fires its check at its sequence number.
+pub fn every_mat_fault_fires_its_check(config: &HwConfig, make_dut: &Factory) {
+    let case = mat_case(config);
+    for (fault, kind, seq) in mat_expectations() {
+        let (result, fired) = run_with_fault(&case, config, make_dut, fault);
+        assert!(
+            fired,
+            "{fault:?} found nothing to change in the GEMV/GEMM case"
+        );
+        let outcome = result.unwrap_or_else(|e| panic!("{fault:?}: model error {e}"));
+        let m = outcome
+            .first_mismatch
+            .unwrap_or_else(|| panic!("{fault:?} went unnoticed"));
+        assert_eq!((m.kind, m.seq), (kind, seq), "{fault:?}:\n{m}");
+        assert_eq!(m.kind.is_final(), seq.is_none());
+    }
 }
 
 /// Runs `case` with the reference against `Faulty(dut, fault)`; the
@@ -284,6 +413,16 @@ pub fn faults_fire_on_generated_cases(config: &HwConfig, make_dut: &Factory) {
         (Fault::DropRetire { nth: 11 }, K::MissingRetire),
         (Fault::AxiResp { nth: 7 }, K::RegResponse),
         (Fault::CorruptL2 { addr: 5 }, K::FinalL2),
+        (Fault::StreamBeats { nth: 0, delta: 1 }, K::WeightStream),
+        (Fault::MatData { nth: 2, bit: 21 }, K::L2Writes),
+        (Fault::DropEMax { nth: 0 }, K::EMaxWrites),
+        (
+            Fault::BeatsConsumed {
+                stream: 1,
+                delta: 1,
+            },
+            K::FinalWeightStream,
+        ),
     ];
     let options = GenOptions::for_config(config, 30);
     for (fault, kind) in faults {
@@ -320,12 +459,86 @@ pub fn agreeing_models_match(config: &HwConfig, make_dut: &Factory, seeds: std::
     }
     let outcome = run_case(&directed_case(config), &mut *reference, &mut *dut).unwrap();
     assert_eq!((outcome.instructions, outcome.first_mismatch), (8, None));
+    let outcome = run_case(&mat_case(config), &mut *reference, &mut *dut).unwrap();
+    assert_eq!((outcome.instructions, outcome.first_mismatch), (7, None));
 }
 
 #[test]
 fn every_fault_fires_its_check_with_golden_inside() {
     every_fault_fires_its_check(&tiny(), &golden);
     every_fault_fires_its_check(&config::by_name("kv260").unwrap(), &golden);
+}
+
+#[test]
+fn every_mat_fault_fires_its_check_with_golden_inside() {
+    every_mat_fault_fires_its_check(&tiny(), &golden);
+    every_mat_fault_fires_its_check(&config::by_name("small").unwrap(), &golden);
+}
+
+/// The directed GEMV/GEMM case does what its table says on the reference.
+#[test]
+fn the_mat_case_reports_what_its_table_says() {
+    use pccx_golden::model::Event;
+    let config = tiny();
+    let case = mat_case(&config);
+    let mut g = golden(&config);
+    g.set_weight_source(case.weight_source());
+    g.reset().unwrap();
+    g.write_l2(0, &case.l2_image()).unwrap();
+    let mut events = Vec::new();
+    for item in &case.program.items {
+        match *item {
+            Item::Instr(word) => {
+                g.issue(word).unwrap();
+            }
+            Item::Idle(c) => g.idle(c).unwrap(),
+            Item::RegWrite { .. } => unreachable!(),
+        }
+        events.extend(g.take_events());
+    }
+    let reads: Vec<(u32, u8, u32)> = events
+        .iter()
+        .filter_map(|e| match *e {
+            Event::StreamRead { seq, stream, beats } => Some((seq, stream, beats)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reads, [(2, 1, 43), (4, 0, 40), (6, 0, 40)]);
+    let per_seq = |kind: fn(&Event) -> bool| -> Vec<u32> {
+        events.iter().filter(|e| kind(e)).map(Event::seq).collect()
+    };
+    let l2 = per_seq(|e| matches!(e, Event::L2Write { .. }));
+    assert_eq!(l2, [[2; 3].as_slice(), &[4; 9], &[6; 3]].concat());
+    assert_eq!(per_seq(|e| matches!(e, Event::EMaxWrite { .. })), [2, 6]);
+    let errs: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match *e {
+            Event::Retire { err, .. } => Some(err),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errs, [0, 0, 0, 0, 0, 5, 0]);
+    assert_eq!(g.weight_beats_consumed(), [80, 43]);
+
+    // The scoreboard gives both models the case's weight streams: the
+    // reference ends where the hand-run model did, and another weight seed
+    // gives other results.
+    let l2_after = |m: &mut dyn NpuModel| {
+        let mut out = vec![0; 0x80];
+        m.read_l2(0, &mut out).unwrap();
+        out
+    };
+    let (mut reference, mut dut) = (golden(&config), golden(&config));
+    let outcome = run_case(&case, &mut *reference, &mut *dut).unwrap();
+    assert_eq!(outcome.first_mismatch, None);
+    assert_eq!(l2_after(&mut *reference), l2_after(&mut *g));
+    assert_eq!(l2_after(&mut *dut), l2_after(&mut *g));
+    let other = TestCase {
+        weight_seed: case.weight_seed ^ 1,
+        ..case.clone()
+    };
+    run_case(&other, &mut *reference, &mut *dut).unwrap();
+    assert_ne!(l2_after(&mut *reference)[0x40..], l2_after(&mut *g)[0x40..]);
 }
 
 #[test]
@@ -345,6 +558,12 @@ fn rtl(config: &HwConfig) -> Box<dyn NpuModel> {
 fn every_fault_fires_its_check_with_rtl_inside() {
     every_fault_fires_its_check(&tiny(), &rtl);
     every_fault_fires_its_check(&config::by_name("kv260").unwrap(), &rtl);
+}
+
+#[cfg(not(pccx_no_rtl))]
+#[test]
+fn every_mat_fault_fires_its_check_with_rtl_inside() {
+    every_mat_fault_fires_its_check(&tiny(), &rtl);
 }
 
 #[cfg(not(pccx_no_rtl))]

@@ -10,7 +10,7 @@ use pccx_cosim::models;
 use pccx_cosim::scoreboard::run_case;
 use pccx_cosim::shrink::{shrink_against, ShrinkOptions, ShrinkResult};
 use pccx_cosim::signature::Signature;
-use pccx_cosim::stimulus::{GenOptions, TestCase};
+use pccx_cosim::stimulus::{GenOptions, OpWeights, TestCase};
 use pccx_golden::asm::{format_program, Item};
 use pccx_golden::model::{ErrorCode, Event, NpuModel};
 use std::sync::mpsc;
@@ -97,6 +97,15 @@ fn shrink_and_check(
     r
 }
 
+/// Slice-1 programs (MEMSETs and copies only): the faults below are on
+/// copies.
+fn slice1(config: &HwConfig) -> GenOptions {
+    GenOptions {
+        weights: OpWeights::SLICE1,
+        ..GenOptions::for_config(config, 40)
+    }
+}
+
 /// The first L2 address, in a seed below 50, that only instructions with
 /// sequence number 20 or later write.
 fn deep_l2_write(config: &HwConfig, options: &GenOptions) -> (TestCase, u32) {
@@ -123,7 +132,7 @@ fn deep_l2_write(config: &HwConfig, options: &GenOptions) -> (TestCase, u32) {
 #[test]
 fn an_l2_data_fault_deep_in_a_program_shrinks_to_a_memset_and_a_copy() {
     let config = tiny();
-    let (case, addr) = deep_l2_write(&config, &GenOptions::for_config(&config, 40));
+    let (case, addr) = deep_l2_write(&config, &slice1(&config));
     let fault = Fault::L2DataAt { addr, bit: 77 };
     let r = shrink_and_check(config, &case, fault, "l2-writes/MEM/data");
     assert_eq!(r.before.instructions, 40);
@@ -139,7 +148,7 @@ fn an_l2_data_fault_deep_in_a_program_shrinks_to_a_memset_and_a_copy() {
 #[test]
 fn an_error_code_fault_deep_in_a_program_shrinks_to_the_failing_copy() {
     let config = tiny();
-    let options = GenOptions::for_config(&config, 40);
+    let options = slice1(&config);
     let range = ErrorCode::L2Range.bits();
     // A seed whose first L2_RANGE retire is deep in the program.
     let case = (0..100)

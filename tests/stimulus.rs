@@ -4,8 +4,9 @@
 use pccx_cosim::config::{self, HwConfig};
 use pccx_cosim::stimulus::{fill, GenOptions, Rng, SplitMix64, TestCase};
 use pccx_golden::asm::Item;
-use pccx_golden::footprint::{footprint, Range};
-use pccx_golden::isa::{self, Decoded, IllegalReason, Instr, MemRoute};
+use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_ACC_WORDS, MAT_L1_WORDS};
+use pccx_golden::footprint::{footprint, Footprint, Range};
+use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MemRoute};
 use pccx_golden::model::{reg, ShapeEntry, ShapeTable, HOST_WORDS};
 use pccx_golden::tables::{memcpy_words, Tables};
 use proptest::prelude::*;
@@ -190,6 +191,28 @@ fn images_cover_the_whole_memories() {
     assert_ne!(case.l2_init_seed, case.host_init_seed);
 }
 
+/// The weight seed is the fourth SplitMix64 output of the case's seed (the
+/// first three, program, L2 and host, are as before), and the case's
+/// streams are that seed's.
+#[test]
+fn the_weight_seed_is_the_fourth_seed() {
+    let o = options(&tiny(), 5);
+    let case = TestCase::generate(77, &o);
+    let mut sm = SplitMix64::new(77);
+    let first: Vec<u64> = (0..4).map(|_| sm.next_u64()).collect();
+    assert_eq!(
+        [case.l2_init_seed, case.host_init_seed, case.weight_seed],
+        first[1..]
+    );
+    assert_eq!(TestCase::weight_seed_of(77), case.weight_seed);
+    assert_eq!(
+        case.weight_source(),
+        pccx_golden::WeightSource::new(first[3])
+    );
+    let directed = TestCase::directed(77, &o, Default::default());
+    assert_eq!(directed.weight_seed, case.weight_seed);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -237,6 +260,45 @@ struct Coverage {
     idle: bool,
     clear_err: bool,
     slverr_write: bool,
+    mat: MatCoverage,
+}
+
+/// What the generator promises of GEMV and GEMM.
+#[derive(Default, Debug)]
+struct MatCoverage {
+    /// Legal shapes by engine: "gemv", "gemm m=1", "gemm m>1".
+    kinds: BTreeSet<&'static str>,
+    /// K and N values of legal shapes (all of them, to check the edges).
+    k: BTreeSet<u64>,
+    n: BTreeSet<u64>,
+    /// (findemax, accm, w_scale) of every GEMV/GEMM.
+    flags: BTreeSet<(bool, bool, bool)>,
+    parallel_lanes: BTreeSet<u8>,
+    reserved_bits: bool,
+    /// "l1 exact", "acc exact", "l1 one past", "acc one past", "both exact".
+    limits: BTreeSet<&'static str>,
+    /// "zero dim", "k mismatch", "gemv m!=1".
+    bad_shapes: BTreeSet<&'static str>,
+    /// L2 range edges, as for MEMCPY, and SHAPE with out-of-range operands.
+    edges: BTreeSet<&'static str>,
+    /// Destination overlapping the instruction's own source.
+    self_overlap: bool,
+    /// An L2 hazard between a GEMV/GEMM and another instruction in flight.
+    hazards: BTreeSet<&'static str>,
+    /// A legal GEMV/GEMM reading what an earlier legal one wrote.
+    chain: bool,
+    /// GEMV with findemax, then a CVO with sub_emax reading its output.
+    softmax_prefix: bool,
+    /// GEMV, then a REDUCE_SUM of its output.
+    rmsnorm_prefix: bool,
+    /// A MEMSET of a shape entry right before the GEMV/GEMM that reads it.
+    table_raw: bool,
+    /// Largest M * K * N of a legal shape.
+    largest: u64,
+    /// Legal, in-range GEMV/GEMMs, and those of them with a modest shape
+    /// (M <= 8, K <= 96, N <= 80).
+    legal: usize,
+    modest: usize,
 }
 
 /// How far apart two instructions may be and still overlap in flight: the
@@ -255,7 +317,7 @@ fn survey(config: &HwConfig, seeds: std::ops::Range<u64>) -> Coverage {
         let case = TestCase::generate(seed, &options(config, 40));
         let mut tables = Tables::default();
         // (index in program, footprint) of recent legal instructions.
-        let mut recent: Vec<(usize, pccx_golden::footprint::Footprint)> = Vec::new();
+        let mut recent: Vec<(usize, Footprint, u64)> = Vec::new();
         let mut burst = 0;
         for (i, item) in case.program.items.iter().enumerate() {
             let word = match *item {
@@ -290,7 +352,7 @@ fn survey(config: &HwConfig, seeds: std::ops::Range<u64>) -> Coverage {
                 Decoded::Legal(instr) => instr,
             };
             let fp = footprint(&instr, &tables);
-            for (j, older) in recent.iter().rev() {
+            for (j, older, _) in recent.iter().rev() {
                 if i - j > HAZARD_DISTANCE * 2 {
                     break;
                 }
@@ -384,12 +446,149 @@ fn survey(config: &HwConfig, seeds: std::ops::Range<u64>) -> Coverage {
                         }
                     }
                 }
-                _ => panic!("slice 1 generates MEMSET and MEMCPY only, got {instr:?}"),
+                Instr::Gemv(_) | Instr::Gemm(_) => {
+                    survey_mat(&mut cov.mat, &instr, &fp, &tables, l2, &recent, i);
+                }
+                Instr::Cvo(c) => {
+                    // Prefixes: a CVO reading the output of a recent GEMV.
+                    for (_, older, word) in recent.iter().rev().take(4) {
+                        let Decoded::Legal(Instr::Gemv(g)) = isa::decode(*word) else {
+                            continue;
+                        };
+                        if older.l2_write.map(|r| r.start) == Some(u64::from(c.src_addr)) {
+                            if c.func == CvoFunc::Exp && c.sub_emax() && g.findemax() {
+                                cov.mat.softmax_prefix = true;
+                            }
+                            if c.func == CvoFunc::ReduceSum {
+                                cov.mat.rmsnorm_prefix = true;
+                            }
+                        }
+                    }
+                }
             }
-            recent.push((i, fp));
+            recent.push((i, fp, word));
         }
     }
     cov
+}
+
+/// Records what one GEMV/GEMM covers.
+fn survey_mat(
+    cov: &mut MatCoverage,
+    instr: &Instr,
+    fp: &Footprint,
+    tables: &Tables,
+    l2: u64,
+    recent: &[(usize, Footprint, u64)],
+    i: usize,
+) {
+    let (engine, op) = MatEngine::of(instr).unwrap();
+    let gemv = engine == MatEngine::Gemv;
+    cov.flags.insert((op.findemax(), op.accm(), op.w_scale()));
+    cov.parallel_lanes.insert(op.parallel_lane);
+    cov.reserved_bits |= op.reserved != 0 && op.flags & 7 != 0;
+    let fmap = tables.get(ShapeTable::Fmap, op.shape_ptr_addr);
+    let weight = tables.get(ShapeTable::Weight, op.size_ptr_addr);
+    let (m, k, k2, n) = (
+        u64::from(fmap.a),
+        u64::from(fmap.b),
+        u64::from(weight.a),
+        u64::from(weight.b),
+    );
+    let (l1, acc) = (m * k.div_ceil(16), m * n.div_ceil(8));
+    let dims_ok = m > 0 && k > 0 && n > 0 && k == k2 && (!gemv || m == 1);
+    if dims_ok {
+        if l1 == MAT_L1_WORDS && acc <= MAT_ACC_WORDS {
+            cov.limits.insert("l1 exact");
+        }
+        if acc == MAT_ACC_WORDS && l1 <= MAT_L1_WORDS {
+            cov.limits.insert("acc exact");
+        }
+        if l1 == MAT_L1_WORDS && acc == MAT_ACC_WORDS {
+            cov.limits.insert("both exact");
+        }
+        if l1 == MAT_L1_WORDS + 1 && acc <= MAT_ACC_WORDS {
+            cov.limits.insert("l1 one past");
+        }
+        if acc == MAT_ACC_WORDS + 1 && l1 <= MAT_L1_WORDS {
+            cov.limits.insert("acc one past");
+        }
+    }
+    if m == 0 || k == 0 || k2 == 0 || n == 0 {
+        cov.bad_shapes.insert("zero dim");
+    } else if k != k2 {
+        cov.bad_shapes.insert("k mismatch");
+    } else if gemv && m != 1 {
+        cov.bad_shapes.insert("gemv m!=1");
+    }
+    let (src, dest) = (u64::from(op.src_addr), u64::from(op.dest_reg));
+    let Ok(shape) = check_shape(engine, op, tables) else {
+        if src + l1 > l2 || dest + acc > l2 {
+            cov.edges.insert("shape error out of range");
+        }
+        return;
+    };
+    for (role, base, len) in [("src", src, l1), ("dest", dest, acc)] {
+        if base + len == l2 {
+            cov.edges.insert(if role == "src" {
+                "src at edge"
+            } else {
+                "dest at edge"
+            });
+        }
+        if base + len == l2 + 1 {
+            cov.edges.insert(if role == "src" {
+                "src one past"
+            } else {
+                "dest one past"
+            });
+        }
+    }
+    if src + l1 > l2 && dest + acc > l2 {
+        cov.edges.insert("both out of range");
+    }
+    if src + l1 > l2 || dest + acc > l2 {
+        return;
+    }
+    cov.kinds.insert(match (gemv, shape.m) {
+        (true, _) => "gemv",
+        (false, 1) => "gemm m=1",
+        _ => "gemm m>1",
+    });
+    cov.k.insert(shape.k);
+    cov.n.insert(shape.n);
+    cov.largest = cov.largest.max(shape.m * shape.k * shape.n);
+    cov.legal += 1;
+    cov.modest += usize::from(shape.m <= 8 && shape.k <= 96 && shape.n <= 80);
+    cov.self_overlap |= src < dest + acc && dest < src + l1;
+    for (j, older, word) in recent.iter().rev() {
+        if i - j > HAZARD_DISTANCE * 2 {
+            break;
+        }
+        let pairs = [
+            ("raw", &older.l2_write, &fp.l2_read),
+            ("war", &older.l2_read, &fp.l2_write),
+            ("waw", &older.l2_write, &fp.l2_write),
+        ];
+        for (name, a, b) in pairs {
+            if overlap(a, b) {
+                cov.hazards.insert(name);
+            }
+        }
+        let older_mat = matches!(
+            isa::decode(*word),
+            Decoded::Legal(Instr::Gemv(_) | Instr::Gemm(_))
+        );
+        if older_mat && older.l2_write.map(|r| r.start) == Some(src) {
+            cov.chain = true;
+        }
+    }
+    // The instruction right before (no idle gap or register write needed).
+    if let Some((_, prev, _)) = recent.last() {
+        if let Some(entry) = prev.table_write {
+            cov.table_raw |= fp.table_reads.contains(&entry);
+        }
+    }
 }
 
 fn assert_covers_everything(config: &HwConfig, cov: &Coverage) {
@@ -438,6 +637,77 @@ fn assert_covers_everything(config: &HwConfig, cov: &Coverage) {
         config.fifo_depth
     );
     assert!(cov.idle && cov.clear_err && cov.slverr_write, "{cov:?}");
+    assert_covers_mat(config, &cov.mat);
+}
+
+fn assert_covers_mat(config: &HwConfig, cov: &MatCoverage) {
+    let set = |v: &[&'static str]| v.iter().copied().collect::<BTreeSet<_>>();
+    let name = config.name;
+    assert_eq!(cov.kinds, set(&["gemm m=1", "gemm m>1", "gemv"]), "{name}");
+    for d in [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65] {
+        assert!(cov.k.contains(&d), "{name}: no legal K = {d}");
+        assert!(cov.n.contains(&d), "{name}: no legal N = {d}");
+    }
+    assert_eq!(
+        cov.flags.len(),
+        8,
+        "{name}: flag combinations {:?}",
+        cov.flags
+    );
+    assert!(
+        cov.parallel_lanes.len() >= 28,
+        "{name}: lanes {:?}",
+        cov.parallel_lanes
+    );
+    assert!(cov.parallel_lanes.contains(&0) && cov.parallel_lanes.contains(&31));
+    assert!(cov.reserved_bits, "{name}");
+    assert_eq!(
+        cov.limits,
+        set(&[
+            "acc exact",
+            "acc one past",
+            "both exact",
+            "l1 exact",
+            "l1 one past"
+        ]),
+        "{name}"
+    );
+    assert_eq!(
+        cov.bad_shapes,
+        set(&["gemv m!=1", "k mismatch", "zero dim"]),
+        "{name}"
+    );
+    assert_eq!(
+        cov.edges,
+        set(&[
+            "both out of range",
+            "dest at edge",
+            "dest one past",
+            "shape error out of range",
+            "src at edge",
+            "src one past",
+        ]),
+        "{name}"
+    );
+    assert_eq!(cov.hazards, set(&["raw", "war", "waw"]), "{name}");
+    assert!(
+        cov.self_overlap && cov.chain && cov.table_raw,
+        "{name}: {cov:?}"
+    );
+    assert!(cov.softmax_prefix && cov.rmsnorm_prefix, "{name}: {cov:?}");
+    // Mostly modest shapes, a few up to the limits.
+    assert!(
+        cov.legal >= 300,
+        "{name}: only {} legal GEMV/GEMM",
+        cov.legal
+    );
+    let modest = cov.modest as f64 / cov.legal as f64;
+    assert!((0.9..1.0).contains(&modest), "{name}: {modest} modest");
+    assert!(
+        cov.largest >= 100_000,
+        "{name}: largest M*K*N {}",
+        cov.largest
+    );
 }
 
 #[test]
@@ -457,6 +727,8 @@ fn non_slice1_kinds_are_emitted_only_when_weighted() {
     let mut o = options(&kv260(), 200);
     o.weights.memset = 0;
     o.weights.memcpy = 0;
+    o.weights.gemv = 0;
+    o.weights.gemm = 0;
     o.weights.cvo = 1;
     o.illegal_pct = 0;
     let case = TestCase::generate(9, &o);
@@ -473,4 +745,53 @@ fn non_slice1_kinds_are_emitted_only_when_weighted() {
     let prologue = ops.iter().take_while(|op| **op == "MEMSET").count();
     assert!((2..=4).contains(&prologue), "{ops:?}");
     assert!(ops[prologue..].iter().all(|op| *op == "CVO"), "{ops:?}");
+}
+
+/// FNV-1a (64 bit) of a text: a fingerprint that needs no dependency.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Slice-1 weights still give exactly the programs slice 1 generated (the
+/// fingerprints of `pccx-cosim gen --seed N` before GEMV/GEMM joined the
+/// mix), so old seeds keep their meaning under `OpWeights::SLICE1`.
+#[test]
+fn slice1_weights_give_the_slice1_programs() {
+    use pccx_cosim::stimulus::OpWeights;
+    use pccx_golden::asm::format_program;
+    let pinned: [(&str, [u64; 6]); 2] = [
+        (
+            "tiny",
+            [
+                0x06a4_e1dd_3a44_cb57,
+                0xe976_5680_d977_d9fb,
+                0x3c38_4512_8ca2_fb9e,
+                0xbbff_e397_115a_73af,
+                0x8afa_7636_134d_f8ac,
+                0xc013_e512_abda_b5eb,
+            ],
+        ),
+        (
+            "kv260",
+            [
+                0x96c3_6347_a7f3_1f84,
+                0x0ab5_4f6b_8037_8265,
+                0xe42a_9d7b_5eef_fd2d,
+                0x1470_2eee_7502_19c2,
+                0xb543_dcd4_fe73_20fd,
+                0x1ba1_7522_203f_2fe7,
+            ],
+        ),
+    ];
+    for (name, prints) in pinned {
+        let mut o = options(&config::by_name(name).unwrap(), 40);
+        o.weights = OpWeights::SLICE1;
+        for (seed, want) in prints.into_iter().enumerate() {
+            let case = TestCase::generate(seed as u64, &o);
+            let got = fnv1a(&format_program(&case.program));
+            assert_eq!(got, want, "{name} seed {seed}: {got:#018x}");
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::model::{
     SHAPE_ENTRIES,
 };
 use crate::state::State;
+use crate::streams::WeightSource;
 use crate::tables::Tables;
 use crate::timing::{self, Latched, Timeline, TimingParams};
 
@@ -64,6 +65,8 @@ pub struct Golden {
     /// The timing part (docs/timing.md); `None`: untimed, events carry no
     /// cycles.
     timing: Option<Timeline>,
+    /// The weight streams of the runs from the next reset on.
+    next_weights: WeightSource,
 }
 
 impl Default for Golden {
@@ -79,6 +82,7 @@ impl Golden {
             state: State::new(config.l2_words),
             regs: Regs::default(),
             timing: None,
+            next_weights: WeightSource::default(),
         }
     }
 
@@ -139,7 +143,7 @@ impl Golden {
                     instr: legal,
                     footprint: legal.map(|i| crate::footprint::footprint(i, tables)),
                     busy: legal.map_or(0, |i| {
-                        timing::engine_busy_cycles(i, tables, code, t.params().host_latency)
+                        timing::engine_busy_cycles(i, tables, code, &t.params())
                     }),
                     code,
                 };
@@ -211,7 +215,7 @@ impl NpuModel for Golden {
     }
 
     fn reset(&mut self) -> Result<(), ModelError> {
-        self.state.reset();
+        self.state.reset(self.next_weights.clone());
         self.regs = Regs::default();
         if let Some(t) = self.timing.as_mut() {
             t.reset();
@@ -337,6 +341,14 @@ impl NpuModel for Golden {
 
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         self.timing.as_ref().map(Timeline::status_timeline)
+    }
+
+    fn set_weight_source(&mut self, source: WeightSource) {
+        self.next_weights = source;
+    }
+
+    fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        self.state.beats_consumed()
     }
 }
 

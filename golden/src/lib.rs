@@ -14,4 +14,5 @@ pub mod tables;
 pub mod timing;
 
 pub use golden::{Golden, GoldenConfig};
+pub use streams::WeightSource;
 pub use tables::Tables;

@@ -6,6 +6,7 @@
 //! both implement it, so either can sit on either side, and a fault-injecting
 //! wrapper can sit around either one to prove that a check fires.
 
+use crate::streams::WeightSource;
 use std::fmt;
 
 /// Number of 128-bit words in the host memory window behind the ACP port.
@@ -149,11 +150,7 @@ pub enum Event {
         mask: u8,
     },
     /// A host-memory word written through the ACP port.
-    HostWrite {
-        seq: u32,
-        addr: u32,
-        data: Word,
-    },
+    HostWrite { seq: u32, addr: u32, data: Word },
     /// A shape-table entry written.
     ShapeWrite {
         seq: u32,
@@ -162,15 +159,13 @@ pub enum Event {
         entry: ShapeEntry,
     },
     /// e_max written.
-    EMaxWrite {
-        seq: u32,
-        value: u16,
-    },
-    StreamRead {
-        seq: u32,
-        stream: u8,
-        beats: u32,
-    },
+    EMaxWrite { seq: u32, value: u16 },
+    /// A GEMV or GEMM took `beats` (at least one) beats from weight stream
+    /// `stream` (0 matrix, for GEMM; 1 vector, for GEMV;
+    /// `streams::MATRIX_STREAM`, `streams::VECTOR_STREAM`). One per
+    /// instruction that consumed anything, reported before its retire like
+    /// a write; an instruction in error consumes nothing and reports none.
+    StreamRead { seq: u32, stream: u8, beats: u32 },
 }
 
 impl Event {
@@ -266,6 +261,14 @@ pub trait NpuModel {
     /// host port on a schedule drawn from `seed`, `None` gives ideal I/O.
     /// Models without a host port ignore it.
     fn set_io_stalls(&mut self, _seed: Option<u64>) {}
+
+    /// The content of both weight streams for the runs from the next reset
+    /// on (docs/numerics.md section 2.4). Reset sets the consumed counts to 0.
+    fn set_weight_source(&mut self, source: WeightSource);
+
+    /// Beats taken from each weight stream since reset, indexed by stream
+    /// (`[matrix, vector]`).
+    fn weight_beats_consumed(&mut self) -> [u64; 2];
 
     /// The status register's value over time since reset, as (cycle, value)
     /// at cycle 0 and at every cycle where it changed; `None` for a model

@@ -4,6 +4,7 @@
 //! without the scoreboard seeing it.
 
 use crate::model::{ErrorCode, Event, ShapeEntry, ShapeTable, Word, HOST_WORDS};
+use crate::streams::{WeightSource, STREAMS};
 use crate::tables::Tables;
 
 #[derive(Clone, Debug)]
@@ -12,6 +13,10 @@ pub struct State {
     host: Vec<Word>,
     pub tables: Tables,
     pub e_max: u16,
+    /// What the weight streams deliver in this run.
+    weights: WeightSource,
+    /// Beats taken from each stream since reset.
+    consumed: [u64; STREAMS],
     events: Vec<Event>,
 }
 
@@ -27,15 +32,46 @@ impl State {
             host: vec![0; HOST_WORDS as usize],
             tables: Tables::default(),
             e_max: 0,
+            weights: WeightSource::default(),
+            consumed: [0; STREAMS],
             events: Vec::new(),
         }
     }
 
-    /// Architectural reset: memories keep their contents, events go.
-    pub fn reset(&mut self) {
+    /// Architectural reset: memories keep their contents, events go, the
+    /// weight streams restart with `weights`.
+    pub fn reset(&mut self, weights: WeightSource) {
         self.tables = Tables::default();
         self.e_max = 0;
+        self.weights = weights;
+        self.consumed = [0; STREAMS];
         self.events.clear();
+    }
+
+    /// Beats taken from each weight stream since reset.
+    pub fn beats_consumed(&self) -> [u64; STREAMS] {
+        self.consumed
+    }
+
+    /// `count` beats of `stream` from `skip` beats past the next one,
+    /// without taking them.
+    pub fn peek_beats(&self, stream: usize, skip: u64, count: u64) -> Vec<Word> {
+        self.weights
+            .beats(stream, self.consumed[stream] + skip, count)
+    }
+
+    /// Takes the next `count` beats from `stream` (the ones `peek_beats`
+    /// showed) and records the read, when there is one.
+    pub fn take_beats(&mut self, seq: u32, stream: usize, count: u32) {
+        if count == 0 {
+            return;
+        }
+        self.consumed[stream] += u64::from(count);
+        self.record(Event::StreamRead {
+            seq,
+            stream: stream as u8,
+            beats: count,
+        });
     }
 
     pub fn l2_words(&self) -> u32 {

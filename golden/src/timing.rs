@@ -9,6 +9,7 @@
 //! engine's previous instruction), and its latch only on the host's schedule
 //! and on when older instructions of its engine left the FIFO.
 
+use crate::exec::mat::{check_shape, MatEngine, MatShape};
 use crate::footprint::{conflicts, Footprint};
 use crate::isa::{Instr, MemRoute};
 use crate::model::{reg, ErrorCode, ShapeTable};
@@ -21,6 +22,12 @@ pub struct TimingParams {
     pub fifo_depth: u32,
     /// Fixed host response latency of ideal I/O (`LAT`).
     pub host_latency: u32,
+    /// `ARRAY_ROWS` x `ARRAY_COLS`: the GEMM systolic array (rows along K,
+    /// columns along N).
+    pub array_rows: u32,
+    pub array_cols: u32,
+    /// `VEC_LANES`: the GEMV engine's uV lanes.
+    pub vector_lanes: u32,
 }
 
 /// Cycles one AXI-Lite access takes that does not latch an instruction
@@ -36,11 +43,20 @@ pub fn engine_of(instr: &Instr) -> usize {
 const NUM_ENGINES: usize = 5;
 
 /// Cycles an engine is busy between its start cycle S and its retire cycle
-/// R, less one: R = S + 1 + busy (docs/timing.md, "Engines").
-pub fn engine_busy_cycles(instr: &Instr, tables: &Tables, code: ErrorCode, lat: u32) -> u64 {
-    let lat = u64::from(lat.max(1));
+/// R, less one: R = S + 1 + busy (docs/timing.md, "Engines"). An
+/// instruction in error (`code` not OK) is busy 0 cycles.
+pub fn engine_busy_cycles(
+    instr: &Instr,
+    tables: &Tables,
+    code: ErrorCode,
+    params: &TimingParams,
+) -> u64 {
+    if code != ErrorCode::Ok {
+        return 0;
+    }
+    let lat = u64::from(params.host_latency.max(1));
     match instr {
-        Instr::Memcpy(op) if code == ErrorCode::Ok => {
+        Instr::Memcpy(op) => {
             let len = memcpy_words(tables.get(ShapeTable::Fmap, op.shape_ptr_addr));
             if len == 0 {
                 return 0;
@@ -51,10 +67,96 @@ pub fn engine_busy_cycles(instr: &Instr, tables: &Tables, code: ErrorCode, lat: 
                 MemRoute::L2ToL2 => 2 * len,
             }
         }
-        // MEMSET, a failed or empty MEMCPY, and the slice-1 placeholders of
-        // GEMV, GEMM and CVO all retire in the cycle after their start.
-        _ => 0,
+        Instr::Gemv(_) | Instr::Gemm(_) => {
+            let Some((engine, op)) = MatEngine::of(instr) else {
+                return 0;
+            };
+            // An OK instruction passed its SHAPE check with these tables.
+            let Ok(shape) = check_shape(engine, op, tables) else {
+                return 0;
+            };
+            match engine {
+                MatEngine::Gemm => {
+                    gemm_busy_cycles(shape, op.w_scale(), params.array_rows, params.array_cols)
+                }
+                MatEngine::Gemv => {
+                    gemv_busy_cycles(shape, op.w_scale(), op.parallel_lane, params.vector_lanes)
+                }
+            }
+        }
+        // MEMSET and the slice-1 placeholder of CVO retire in the cycle
+        // after their start.
+        Instr::Memset(_) | Instr::Cvo(_) => 0,
     }
+}
+
+/// GEMM on an `array_rows` x `array_cols` systolic array (docs/timing.md,
+/// "GEMM"), for a shape that passed its checks. With `R`, `C` the array,
+/// `A = M*ceil(K/16)`, `T = ceil(N/32)`, `W = ceil(N/8)`:
+///
+/// ```text
+/// busy = A                                    L1 fill, one L2 word per cycle
+///      + sum over tiles t < T, k-chunks kc < ceil(K/R) of
+///          rows_kc                            weight load, one beat per row
+///        + ceil(cols_t / C) * (M + R + C)     per sub-tile: 1 preload cycle,
+///                                             M + R + C - 1 streaming cycles
+///      + (w_scale ? W : 0)                    scale beats, one per cycle
+///      + M*W + 2                              output words, 2 pipeline cycles
+/// ```
+///
+/// with `rows_kc = min(R, K - kc*R)` and `cols_t = min(32, N - 32t)`. The
+/// `rows_kc` of one tile add up to `K`, which is how it is computed here.
+/// The output path's pipeline (read the old word, convert, write) adds two
+/// cycles after the last word is issued (docs/timing.md).
+pub const OUTPUT_PIPELINE_CYCLES: u64 = 2;
+
+pub fn gemm_busy_cycles(shape: MatShape, w_scale: bool, array_rows: u32, array_cols: u32) -> u64 {
+    let (r, c) = (u64::from(array_rows.max(1)), u64::from(array_cols.max(1)));
+    let MatShape { m, k, n } = shape;
+    let chunks = k.div_ceil(r);
+    let tiles: u64 = (0..shape.tiles())
+        .map(|t| {
+            let cols_t = (n - 32 * t).min(32);
+            k + chunks * cols_t.div_ceil(c) * (m + r + c)
+        })
+        .sum();
+    let scales = if w_scale { shape.out_row_words() } else { 0 };
+    shape.act_words() + tiles + scales + shape.out_words() + OUTPUT_PIPELINE_CYCLES
+}
+
+/// GEMV on `vector_lanes` uV lanes (docs/timing.md, "GEMV"), for a shape
+/// that passed its checks (M = 1). With `P` the lanes in use
+/// (`parallel_lane`, 0 or more than there are meaning all of them), beat
+/// `j` of a tile is accepted in cycle `c(j) = (j / P) * max(P, 4) + j % P`
+/// of the tile, by lane `j % P`; a lane needs 4 cycles per beat (8 MACs a
+/// cycle over 32 columns), and the tile ends with a reduce cycle 5 cycles
+/// after its last beat:
+///
+/// ```text
+/// busy = ceil(K/16)                           L1 fill
+///      + ceil(N/32) * (c(K-1) + 6)            tiles
+///      + (w_scale ? W : 0)                    scale beats
+///      + W + 2                                output words, 2 pipeline cycles
+/// ```
+pub fn gemv_busy_cycles(
+    shape: MatShape,
+    w_scale: bool,
+    parallel_lane: u8,
+    vector_lanes: u32,
+) -> u64 {
+    let lanes = u64::from(vector_lanes.max(1));
+    let p = match u64::from(parallel_lane) {
+        0 => lanes,
+        p if p > lanes => lanes,
+        p => p,
+    };
+    let accept = |j: u64| (j / p) * p.max(4) + j % p;
+    let scales = if w_scale { shape.out_row_words() } else { 0 };
+    shape.act_words()
+        + shape.tiles() * (accept(shape.k.saturating_sub(1)) + 6)
+        + scales
+        + shape.out_row_words()
+        + OUTPUT_PIPELINE_CYCLES
 }
 
 /// What the timing model needs to know of one latched instruction.

@@ -159,16 +159,6 @@ impl RtlModel {
         self.longest_response_wait
     }
 
-    /// The weight streams' beats for the runs from the next reset on.
-    pub fn set_weight_source(&mut self, source: WeightSource) {
-        self.weights.set_source(source);
-    }
-
-    /// Beats taken from each weight stream since reset.
-    pub fn weight_beats_consumed(&mut self) -> [u64; 2] {
-        self.weights.consumed()
-    }
-
     /// (sequence number, cycle) of every retire since reset.
     pub fn retire_log(&self) -> &[(u32, u64)] {
         &self.retire_log
@@ -632,6 +622,14 @@ impl NpuModel for RtlModel {
 
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         Some(self.status_changes.clone())
+    }
+
+    fn set_weight_source(&mut self, source: WeightSource) {
+        self.weights.set_source(source);
+    }
+
+    fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        self.weights.consumed()
     }
 
     fn set_wave_window(

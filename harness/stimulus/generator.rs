@@ -8,6 +8,7 @@
 
 use super::{GenOptions, Rng};
 use pccx_golden::asm::{Item, Program};
+use pccx_golden::exec::mat::{MAT_ACC_WORDS, MAT_L1_WORDS};
 use pccx_golden::isa::layout::{self, Field};
 use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp, Memcpy, Memset};
 use pccx_golden::model::{reg, ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
@@ -23,6 +24,15 @@ const RECENT_ACCESSES: usize = 8;
 /// Most fmap entries in use at once: few, so MEMSETs rewrite entries that
 /// pending MEMCPYs read (table hazards).
 const MAX_LIVE_ENTRIES: usize = 6;
+/// K and N values around the multiples of 8, 16 and 32 that the packing
+/// (16 INT8 or 8 BF16 per word) and the 32-column weight tiles turn on.
+const MAT_EDGE_DIMS: [u16; 13] = [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65];
+/// Largest K of an ordinary GEMV/GEMM (and of a chained one).
+const MAT_K_MAX: u64 = 96;
+/// Largest N of an ordinary GEMV/GEMM.
+const MAT_N_MAX: u64 = 80;
+/// Largest M of an ordinary GEMM.
+const MAT_M_MAX: u64 = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mem {
@@ -57,11 +67,33 @@ const KINDS: [Kind; 5] = [
     Kind::Cvo,
 ];
 
+/// Where a GEMV/GEMM put its output, for the next one to read.
+#[derive(Clone, Copy, Debug)]
+struct MatOut {
+    dest: u64,
+    m: u64,
+    n: u64,
+}
+
 struct Generator<'a> {
     rng: Rng,
     opt: &'a GenOptions,
     fmap: [ShapeEntry; SHAPE_ENTRIES],
+    /// The weight table as the generator's MEMSETs left it.
+    weight: [ShapeEntry; SHAPE_ENTRIES],
     live: Vec<u8>,
+    /// Weight-table entries GEMV/GEMM shapes were written to (at most
+    /// `MAX_LIVE_ENTRIES`).
+    weight_live: Vec<u8>,
+    /// GEMV or GEMM is in the mix. Without them nothing here draws from the
+    /// PRNG differently from slice 1, so slice-1 weights give slice-1
+    /// programs.
+    mat: bool,
+    /// The latest GEMV/GEMM output expected to be written.
+    last_mat: Option<MatOut>,
+    /// Instructions already decided (the CVOs of a prefix), emitted one a
+    /// slot before anything new.
+    queued: Vec<u64>,
     /// The fmap entry the latest MEMSET wrote, until a MEMCPY reads it.
     fresh_entry: Option<u8>,
     recent: Vec<Access>,
@@ -82,7 +114,12 @@ pub(super) fn generate(seed: u64, opt: &GenOptions) -> Program {
         rng,
         opt,
         fmap: [ShapeEntry::default(); SHAPE_ENTRIES],
+        weight: [ShapeEntry::default(); SHAPE_ENTRIES],
         live: Vec::new(),
+        weight_live: Vec::new(),
+        mat: opt.weights.gemv + opt.weights.gemm > 0,
+        last_mat: None,
+        queued: Vec::new(),
         fresh_entry: None,
         recent: Vec::new(),
         l2_hot,
@@ -153,7 +190,9 @@ impl Generator<'_> {
             self.burst_left = depth + self.rng.range_u32(1, depth + 2);
             self.burst_kind = Some(self.legal_kind());
         }
-        let word = if self.rng.percent(self.opt.illegal_pct) {
+        let word = if !self.queued.is_empty() {
+            self.queued.remove(0)
+        } else if self.rng.percent(self.opt.illegal_pct) {
             self.illegal()
         } else {
             let kind = match self.burst_kind {
@@ -276,6 +315,9 @@ impl Generator<'_> {
     }
 
     fn memset_word(&mut self, table: ShapeTable, index: u8, entry: ShapeEntry) -> u64 {
+        if table == ShapeTable::Weight {
+            self.weight[usize::from(index)] = entry;
+        }
         Instr::Memset(Memset {
             dest_cache: table,
             dest_addr: index,
@@ -289,6 +331,21 @@ impl Generator<'_> {
 
     fn memset(&mut self) -> u64 {
         match self.rng.below(100) {
+            // A GEMV/GEMM shape in the weight table, mostly over an entry a
+            // queued GEMV/GEMM may read (WAR on the table).
+            0..=11 if self.mat && self.rng.percent(50) => {
+                let index = self.weight_entry();
+                let k = match self.live.is_empty() {
+                    true => self.mat_dim(MAT_K_MAX),
+                    false => self.fmap[usize::from(*self.rng.pick(&self.live))].b,
+                };
+                let entry = ShapeEntry {
+                    a: k,
+                    b: self.mat_dim(MAT_N_MAX),
+                    c: self.rng.bits(16) as u16,
+                };
+                self.memset_word(ShapeTable::Weight, index, entry)
+            }
             // The weight table: no MEMCPY reads it, but its entries are
             // architectural state all the same.
             0..=11 => {
@@ -492,24 +549,395 @@ impl Generator<'_> {
         start.min(ADDR_MAX)
     }
 
-    // ----- GEMV, GEMM, CVO (retire UNIMPLEMENTED in slice 1) ------------
+    // ----- GEMV and GEMM --------------------------------------------------
 
+    /// A K or N dimension: half the time one of the packing edges, else
+    /// uniform in `1..=max`.
+    fn mat_dim(&mut self, max: u64) -> u16 {
+        if self.rng.percent(50) {
+            *self.rng.pick(&MAT_EDGE_DIMS)
+        } else {
+            self.rng.range(1, max) as u16
+        }
+    }
+
+    /// A weight-table entry for a new GEMV/GEMM shape: mostly one in use.
+    fn weight_entry(&mut self) -> u8 {
+        if !self.weight_live.is_empty() && self.rng.percent(50) {
+            return *self.rng.pick(&self.weight_live);
+        }
+        let index = self.rng.below(SHAPE_ENTRIES as u64) as u8;
+        if !self.weight_live.contains(&index) {
+            if self.weight_live.len() == MAX_LIVE_ENTRIES {
+                let evicted = self.rng.below(MAX_LIVE_ENTRIES as u64) as usize;
+                self.weight_live.swap_remove(evicted);
+            }
+            self.weight_live.push(index);
+        }
+        index
+    }
+
+    /// The (fmap a, b) = (M, K) and (weight a, b) = (K', N) a new GEMV/GEMM
+    /// shape gets: ordinary (small), at a buffer limit, or bad on purpose.
+    /// With `chain`, the ordinary shape reads the previous output as its
+    /// activations: same M, K = 2N' (one INT8 pair per BF16, so the row
+    /// strides agree), at most `MAT_K_MAX`.
+    fn mat_shape(&mut self, gemv: bool, chain: Option<MatOut>) -> ((u16, u16), (u16, u16)) {
+        let r = self.rng.below(100) as u32;
+        let (err, limit) = (self.opt.mat_shape_err_pct, self.opt.mat_limit_pct);
+        if chain.is_none() && r < err {
+            return self.bad_mat_shape(gemv);
+        }
+        if chain.is_none() && r < err + limit {
+            let (m, k, n) = self.limit_mat_shape(gemv);
+            return ((m, k), (k, n));
+        }
+        let m = match (gemv, chain) {
+            (true, _) => 1,
+            (false, Some(c)) => c.m.min(MAT_M_MAX) as u16,
+            (false, None) if self.rng.percent(50) => 1,
+            (false, None) => self.rng.range(2, MAT_M_MAX) as u16,
+        };
+        let k = match chain {
+            Some(c) => (2 * c.n).clamp(1, MAT_K_MAX) as u16,
+            None => self.mat_dim(MAT_K_MAX),
+        };
+        let n = self.mat_dim(MAT_N_MAX);
+        ((m, k), (k, n))
+    }
+
+    /// Exactly at a limit, legal: the L1 limit (`M * ceil(K/16) = 2048`),
+    /// the accumulator limit (`M * ceil(N/8) = 512`) or both, with the other
+    /// dimensions small so that the instruction stays affordable.
+    fn limit_mat_shape(&mut self, gemv: bool) -> (u16, u16, u16) {
+        let top =
+            |rng: &mut Rng, words: u64, per: u64| rng.range(words * per - per + 1, words * per);
+        if gemv {
+            // M = 1: K fills L1 (32753..=32768), or N fills the
+            // accumulators (4089..=4096). The long K is the expensive one
+            // (4 cycles a beat on one lane: about 131,000 cycles), so it is
+            // the rare one.
+            return if self.rng.percent(12) {
+                let k = top(&mut self.rng, MAT_L1_WORDS, 16);
+                (1, k as u16, self.rng.range(1, 8) as u16)
+            } else {
+                let n = top(&mut self.rng, MAT_ACC_WORDS, 8);
+                (1, self.rng.range(1, 16) as u16, n as u16)
+            };
+        }
+        match self.rng.below(4) {
+            // Both at once: 512 rows of one word each way.
+            0 => {
+                let k = top(&mut self.rng, MAT_L1_WORDS / 512, 16);
+                (512, k as u16, self.rng.range(1, 8) as u16)
+            }
+            // L1 full, few columns.
+            1 => {
+                let m = *self.rng.pick(&[128u64, 256, 512]);
+                let k = top(&mut self.rng, MAT_L1_WORDS / m, 16);
+                (m as u16, k as u16, self.rng.range(1, 8) as u16)
+            }
+            // Accumulators full with many columns, few rows.
+            2 => {
+                let m = *self.rng.pick(&[1u64, 2, 64]);
+                let n = top(&mut self.rng, MAT_ACC_WORDS / m, 8);
+                let k = if m == 1 {
+                    self.rng.range(1, 8)
+                } else {
+                    self.rng.range(1, 16)
+                };
+                (m as u16, k as u16, n as u16)
+            }
+            // Accumulators full with many rows.
+            _ => {
+                let m = *self.rng.pick(&[256u64, 512]);
+                let n = top(&mut self.rng, MAT_ACC_WORDS / m, 8);
+                (m as u16, self.rng.range(1, 16) as u16, n as u16)
+            }
+        }
+    }
+
+    /// A shape the SHAPE check must refuse (whatever the addresses).
+    fn bad_mat_shape(&mut self, gemv: bool) -> ((u16, u16), (u16, u16)) {
+        let small = |rng: &mut Rng| rng.range(1, 64) as u16;
+        let m1 = |rng: &mut Rng, gemv: bool| if gemv { 1 } else { rng.range(1, 8) as u16 };
+        match self.rng.below(if gemv { 5 } else { 4 }) {
+            // A zero dimension; the others sometimes huge.
+            0 => {
+                let big = self.rng.percent(30);
+                let mut d: [u16; 4] =
+                    std::array::from_fn(|_| if big { u16::MAX } else { small(&mut self.rng) });
+                if gemv {
+                    d[0] = 1;
+                }
+                // M (GEMM only), K, K' or N.
+                let zero = if gemv {
+                    self.rng.range(1, 3)
+                } else {
+                    self.rng.below(4)
+                };
+                d[zero as usize] = 0;
+                ((d[0], d[1]), (d[2], d[3]))
+            }
+            // K mismatch: off by one, or any other value.
+            1 => {
+                let k = self.mat_dim(MAT_K_MAX);
+                let other = match self.rng.below(3) {
+                    0 => k + 1,
+                    1 => k - 1,
+                    _ => self.rng.range(1, 65535) as u16,
+                };
+                let other = if other == k || other == 0 {
+                    k + 1
+                } else {
+                    other
+                };
+                let m = m1(&mut self.rng, gemv);
+                ((m, k), (other, self.mat_dim(MAT_N_MAX)))
+            }
+            // One past the L1 limit: M * ceil(K/16) = 2049 (M = 1 or 3, the
+            // divisors that leave the accumulators in range).
+            2 => {
+                let m: u64 = if gemv || self.rng.percent(50) { 1 } else { 3 };
+                let words = (MAT_L1_WORDS + 1) / m;
+                let k = self.rng.range(words * 16 - 15, words * 16) as u16;
+                let n = self.rng.range(1, 8) as u16;
+                ((m as u16, k), (k, n))
+            }
+            // One past the accumulator limit: M * ceil(N/8) = 513.
+            3 => {
+                let m: u64 = if gemv {
+                    1
+                } else {
+                    *self.rng.pick(&[1u64, 3, 9, 19, 27, 57, 171, 513])
+                };
+                let words = (MAT_ACC_WORDS + 1) / m;
+                let n = self.rng.range(words * 8 - 7, words * 8) as u16;
+                let k = self.rng.range(1, 48) as u16;
+                ((m as u16, k), (k, n))
+            }
+            // GEMV with M != 1.
+            _ => {
+                let m = *self.rng.pick(&[2u16, 3, 8, 513, 65535]);
+                let k = self.mat_dim(MAT_K_MAX);
+                ((m, k), (k, self.mat_dim(MAT_N_MAX)))
+            }
+        }
+    }
+
+    /// The fmap and weight entries a GEMV/GEMM reads: an existing pair of
+    /// matching shapes, or a new shape, with the MEMSETs that write it
+    /// emitted first (when the program has room for them).
+    fn mat_entries(&mut self, gemv: bool, chain: Option<MatOut>) -> (u8, u8) {
+        if chain.is_none() && self.rng.percent(40) {
+            let pairs: Vec<(u8, u8)> = self
+                .live
+                .iter()
+                .flat_map(|&f| self.weight_live.iter().map(move |&w| (f, w)))
+                .filter(|&(f, w)| {
+                    let (fm, we) = (self.fmap[usize::from(f)], self.weight[usize::from(w)]);
+                    // Not the rare GEMV that fills L1 again: once is enough.
+                    fm.b == we.a && (!gemv || fm.a == 1) && fm.b <= 1024
+                })
+                .collect();
+            if !pairs.is_empty() {
+                return *self.rng.pick(&pairs);
+            }
+        }
+        let ((m, k), (k2, n)) = self.mat_shape(gemv, chain);
+        // The fmap entry is a MEMCPY shape too (M * K * c elements): keep
+        // the copies that may read it to a few hundred words.
+        let c = *self.rng.pick(&[0u16, 1, 1, 2, 3]);
+        let c = if u64::from(m) * u64::from(k) * u64::from(c) > 8 * 300 {
+            0
+        } else {
+            c
+        };
+        let want_f = ShapeEntry { a: m, b: k, c };
+        let want_w = ShapeEntry {
+            a: k2,
+            b: n,
+            c: self.rng.bits(16) as u16,
+        };
+        // An entry that already holds the shape needs no MEMSET.
+        let has_f = self
+            .live
+            .iter()
+            .copied()
+            .find(|&f| (self.fmap[usize::from(f)].a, self.fmap[usize::from(f)].b) == (m, k));
+        let has_w =
+            self.weight_live.iter().copied().find(|&w| {
+                (self.weight[usize::from(w)].a, self.weight[usize::from(w)].b) == (k2, n)
+            });
+        let needed = usize::from(has_f.is_none()) + usize::from(has_w.is_none());
+        // Room for the MEMSETs and the instruction itself.
+        let room = self.opt.instrs - self.instrs > needed;
+        let f = match has_f {
+            Some(f) => f,
+            None if room => {
+                let index = if !self.live.is_empty() && self.rng.percent(50) {
+                    *self.rng.pick(&self.live)
+                } else {
+                    self.unused_entry()
+                };
+                let word = self.fmap_memset(index, want_f);
+                self.emit(word);
+                index
+            }
+            None => self.any_fmap_entry(),
+        };
+        let w = match has_w {
+            Some(w) => w,
+            None if room => {
+                let index = self.weight_entry();
+                let word = self.memset_word(ShapeTable::Weight, index, want_w);
+                self.emit(word);
+                index
+            }
+            None => self.rng.below(SHAPE_ENTRIES as u64) as u8,
+        };
+        (f, w)
+    }
+
+    fn any_fmap_entry(&mut self) -> u8 {
+        if self.live.is_empty() {
+            self.rng.below(SHAPE_ENTRIES as u64) as u8
+        } else {
+            *self.rng.pick(&self.live)
+        }
+    }
+
+    /// A GEMV or GEMM (its MEMSETs emitted first, the CVOs of a prefix
+    /// queued after it): random flags, `parallel_lane` and reserved bits;
+    /// operands overlapping recent accesses, its own source, the previous
+    /// output (a chain) or a memory edge.
     fn matop(&mut self, kind: Kind) -> u64 {
-        let shape_ptr = self.copy_entry();
-        let m = MatOp {
-            dest_reg: self.hot(Mem::L2) as u32,
-            src_addr: self.hot(Mem::L2) as u32,
-            flags: self.rng.bits(6) as u8,
-            size_ptr_addr: self.rng.bits(6) as u8,
-            shape_ptr_addr: shape_ptr,
+        let gemv = kind == Kind::Gemv;
+        let chain = self
+            .last_mat
+            .filter(|_| self.rng.percent(self.opt.mat_chain_pct));
+        let (f, w) = self.mat_entries(gemv, chain);
+        let (fm, we) = (self.fmap[usize::from(f)], self.weight[usize::from(w)]);
+        let (m, k, k2, n) = (
+            u64::from(fm.a),
+            u64::from(fm.b),
+            u64::from(we.a),
+            u64::from(we.b),
+        );
+        let src_len = m * k.div_ceil(16);
+        let dest_len = m * n.div_ceil(8);
+        let l2 = self.size(Mem::L2);
+        let (src, dest) = if chain.is_none() && self.rng.percent(self.opt.range_err_pct) {
+            self.mat_edge_operands(src_len, dest_len)
+        } else {
+            let src = match chain {
+                Some(c) => c.dest,
+                None => self.operand(Mem::L2, src_len, false),
+            };
+            let dest = if self.rng.percent(30) && src_len > 0 && dest_len > 0 {
+                // Overlapping its own source, ahead, behind or exactly.
+                let lo = src.saturating_sub(dest_len - 1);
+                self.rng
+                    .range(lo, src + src_len - 1)
+                    .min(l2.saturating_sub(dest_len))
+            } else {
+                self.operand(Mem::L2, dest_len, true)
+            };
+            (src.min(ADDR_MAX), dest.min(ADDR_MAX))
+        };
+        self.remember(Access {
+            mem: Mem::L2,
+            start: src,
+            len: src_len,
+            write: false,
+        });
+        self.remember(Access {
+            mem: Mem::L2,
+            start: dest,
+            len: dest_len,
+            write: true,
+        });
+        let prefix =
+            gemv && self.rng.percent(self.opt.mat_prefix_pct) && self.opt.instrs - self.instrs >= 3;
+        let softmax = prefix && self.rng.percent(50);
+        let mut flags = self.rng.bits(6) as u8;
+        if softmax {
+            flags |= layout::mat::FLAG_FINDEMAX;
+        }
+        let op = MatOp {
+            dest_reg: dest as u32,
+            src_addr: src as u32,
+            flags,
+            size_ptr_addr: w,
+            shape_ptr_addr: f,
             parallel_lane: self.rng.bits(5) as u8,
             reserved: self.rng.bits(3) as u8,
         };
+        let legal_shape = m >= 1
+            && k >= 1
+            && n >= 1
+            && k == k2
+            && (!gemv || m == 1)
+            && src_len <= MAT_L1_WORDS
+            && dest_len <= MAT_ACC_WORDS;
+        let in_range = src + src_len <= l2 && dest + dest_len <= l2;
+        if legal_shape && in_range {
+            self.last_mat = Some(MatOut { dest, m, n });
+            if prefix {
+                self.queue_prefix(softmax, dest, n);
+            }
+        }
         match kind {
-            Kind::Gemv => Instr::Gemv(m),
-            _ => Instr::Gemm(m),
+            Kind::Gemv => Instr::Gemv(op),
+            _ => Instr::Gemm(op),
         }
         .encode()
+    }
+
+    /// Operands at an L2 edge: the source, the destination or both end
+    /// exactly at the last word (in range), one word past it, or start far
+    /// past it.
+    fn mat_edge_operands(&mut self, src_len: u64, dest_len: u64) -> (u64, u64) {
+        let (src_edge, dest_edge) = match self.rng.below(5) {
+            0 | 1 => (true, false),
+            2 | 3 => (false, true),
+            _ => (true, true),
+        };
+        let src = if src_edge {
+            self.edge_start(Mem::L2, src_len)
+        } else {
+            self.operand(Mem::L2, src_len, false)
+        };
+        let dest = if dest_edge {
+            self.edge_start(Mem::L2, dest_len)
+        } else {
+            self.operand(Mem::L2, dest_len, true)
+        };
+        (src, dest)
+    }
+
+    /// The CVOs that follow a GEMV in a transformer layer, reading its
+    /// output: softmax (`exp(x - e_max)` needs the GEMV's findemax, then the
+    /// sum of the exponentials) or RMSNorm (the sum of squares, then a
+    /// scale by its reciprocal). The CVOs are placeholders; what they
+    /// exercise is the ordering (RAW on L2 and on e_max).
+    fn queue_prefix(&mut self, softmax: bool, out: u64, n: u64) {
+        let len = n as u16;
+        let async_ = self.rng.percent(50);
+        let sum_at = self.hot(Mem::L2);
+        if softmax {
+            let exp_at = self.hot(Mem::L2);
+            self.queued
+                .push(cvo_word(CvoFunc::Exp, out, exp_at, len, 0x10, async_));
+            self.queued
+                .push(cvo_word(CvoFunc::ReduceSum, exp_at, sum_at, len, 0, true));
+        } else {
+            self.queued
+                .push(cvo_word(CvoFunc::ReduceSum, out, sum_at, len, 0, async_));
+            let dst = self.hot(Mem::L2);
+            self.queued
+                .push(cvo_word(CvoFunc::Scale, sum_at, dst, len, 0x08, true));
+        }
     }
 
     fn cvo(&mut self) -> u64 {
@@ -551,4 +979,17 @@ impl Generator<'_> {
             }
         }
     }
+}
+
+/// A CVO word (`flags` as the raw 5-bit field).
+fn cvo_word(func: CvoFunc, src: u64, dst: u64, length: u16, flags: u8, async_: bool) -> u64 {
+    Instr::Cvo(Cvo {
+        func,
+        src_addr: src.min(ADDR_MAX) as u32,
+        dst_addr: dst.min(ADDR_MAX) as u32,
+        length,
+        flags,
+        async_,
+    })
+    .encode()
 }

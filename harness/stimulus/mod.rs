@@ -14,6 +14,7 @@ pub use prng::{Rng, SplitMix64};
 use crate::config::HwConfig;
 use pccx_golden::asm::Program;
 use pccx_golden::model::{Word, HOST_WORDS};
+use pccx_golden::streams::WeightSource;
 
 /// Relative weights of the legal instruction kinds in the random mix (after
 /// the prologue). Zero leaves a kind out.
@@ -27,13 +28,25 @@ pub struct OpWeights {
 }
 
 impl OpWeights {
-    /// Slice 1: only the MEM engines have real semantics, so GEMV, GEMM and
-    /// CVO (which retire UNIMPLEMENTED) are left out of random programs.
+    /// Slice 1: only the MEM engines had real semantics, so GEMV, GEMM and
+    /// CVO were left out of random programs. The programs of a seed under
+    /// these weights are the ones slice 1 generated.
     pub const SLICE1: OpWeights = OpWeights {
         memset: 25,
         memcpy: 75,
         gemv: 0,
         gemm: 0,
+        cvo: 0,
+    };
+
+    /// The default mix: the slice-1 kinds plus GEMV and GEMM (which also
+    /// bring their own MEMSETs). CVO, still a placeholder, comes only with
+    /// the softmax/RMSNorm prefixes of GEMVs (`GenOptions::mat_prefix_pct`).
+    pub const DEFAULT: OpWeights = OpWeights {
+        memset: 25,
+        memcpy: 75,
+        gemv: 20,
+        gemm: 20,
         cvo: 0,
     };
 }
@@ -69,6 +82,16 @@ pub struct GenOptions {
     pub clear_err_pct: u32,
     /// Chance of a write to a register that answers SLVERR (0x0C, unmapped).
     pub bad_reg_write_pct: u32,
+    /// Share of GEMV/GEMM given a bad shape on purpose: a zero dimension, a
+    /// K mismatch, a GEMV with M != 1, one past a buffer limit.
+    pub mat_shape_err_pct: u32,
+    /// Share of GEMV/GEMM at a buffer limit exactly (large shapes).
+    pub mat_limit_pct: u32,
+    /// Share of GEMV/GEMM that read the previous one's output.
+    pub mat_chain_pct: u32,
+    /// Share of GEMVs followed by a softmax or RMSNorm prefix of CVOs that
+    /// read its output (and, for softmax, its e_max).
+    pub mat_prefix_pct: u32,
     /// Stall I/O: the DUT's host port withholds ready and adds latency on a
     /// schedule drawn from [`TestCase::io_stall_seed`] (docs/timing.md).
     /// Exact timing then no longer applies; the scoreboard checks order.
@@ -82,7 +105,7 @@ impl GenOptions {
             instrs,
             l2_words,
             fifo_depth,
-            weights: OpWeights::SLICE1,
+            weights: OpWeights::DEFAULT,
             illegal_pct: 6,
             range_err_pct: 12,
             hazard_pct: 45,
@@ -92,6 +115,10 @@ impl GenOptions {
             max_idle: 200,
             clear_err_pct: 4,
             bad_reg_write_pct: 1,
+            mat_shape_err_pct: 12,
+            mat_limit_pct: 3,
+            mat_chain_pct: 25,
+            mat_prefix_pct: 15,
             stall_io: false,
         }
     }
@@ -111,23 +138,43 @@ pub struct TestCase {
     pub l2_init_seed: u64,
     /// [`fill`] seed of the whole initial host memory (`HOST_WORDS` words).
     pub host_init_seed: u64,
+    /// Seed of both weight streams ([`WeightSource::new`]).
+    pub weight_seed: u64,
 }
 
 impl TestCase {
-    /// The case of `seed`. The seed is expanded by [`SplitMix64`] into three
-    /// independent seeds: the program's, the L2 image's, the host image's.
+    /// The case of `seed`. The seed is expanded by [`SplitMix64`] into four
+    /// independent seeds: the program's, the L2 image's, the host image's,
+    /// the weight streams' (the fourth, so the first three are what they
+    /// were before the streams existed).
     pub fn generate(seed: u64, options: &GenOptions) -> TestCase {
         let mut seeds = SplitMix64::new(seed);
         let program_seed = seeds.next_u64();
         let l2_init_seed = seeds.next_u64();
         let host_init_seed = seeds.next_u64();
+        let weight_seed = seeds.next_u64();
         TestCase {
             seed,
             options: options.clone(),
             program: generator::generate(program_seed, options),
             l2_init_seed,
             host_init_seed,
+            weight_seed,
         }
+    }
+
+    /// The weight seed [`TestCase::generate`] gives `seed`.
+    pub fn weight_seed_of(seed: u64) -> u64 {
+        let mut seeds = SplitMix64::new(seed);
+        (0..3).for_each(|_| {
+            seeds.next_u64();
+        });
+        seeds.next_u64()
+    }
+
+    /// What both weight streams deliver in this case.
+    pub fn weight_source(&self) -> WeightSource {
+        WeightSource::new(self.weight_seed)
     }
 
     /// A hand-written program with images from `seed` (directed tests).

@@ -3,7 +3,7 @@
 //! effect (docs/semantics.md section 3), and returns the code it retires with.
 
 mod cvo;
-mod mat;
+pub mod mat;
 mod memcpy;
 mod memset;
 
@@ -17,7 +17,8 @@ pub fn execute(state: &mut State, seq: u32, instr: &Instr) -> ErrorCode {
     let result = match instr {
         Instr::Memset(op) => memset::execute(state, seq, op),
         Instr::Memcpy(op) => memcpy::execute(state, seq, op),
-        Instr::Gemv(op) | Instr::Gemm(op) => mat::execute(state, seq, op),
+        Instr::Gemv(op) => mat::execute(state, seq, mat::MatEngine::Gemv, op),
+        Instr::Gemm(op) => mat::execute(state, seq, mat::MatEngine::Gemm, op),
         Instr::Cvo(op) => cvo::execute(state, seq, op),
     };
     result.err().unwrap_or(ErrorCode::Ok)

@@ -1,5 +1,5 @@
 use super::*;
-use crate::isa::{Cvo, CvoFunc, Instr, MatOp, Memcpy, Memset};
+use crate::isa::{Cvo, CvoFunc, Instr, Memcpy, Memset};
 use crate::model::HOST_WORDS;
 
 const L2: u32 = 1024;
@@ -384,36 +384,26 @@ fn illegal_words_retire_with_their_code() {
     }
 }
 
+/// CVO is still the slice-1 placeholder (GEMV and GEMM are tested in
+/// golden/tests/mat_exec.rs).
 #[test]
-fn gemv_gemm_cvo_are_unimplemented_placeholders() {
+fn cvo_is_an_unimplemented_placeholder() {
     let mut g = model();
-    set_len(&mut g, 1);
-    g.set_shape_entry(ShapeTable::Weight, 3, ShapeEntry { a: 1, b: 8, c: 0 })
-        .unwrap();
-    let mat = MatOp {
-        dest_reg: 0,
-        src_addr: 8,
-        flags: 0x20,
-        size_ptr_addr: 3,
-        shape_ptr_addr: 3,
-        parallel_lane: 0,
-        reserved: 0,
-    };
-    let cvo = Cvo {
-        func: CvoFunc::Exp,
-        src_addr: 0,
-        dst_addr: 8,
-        length: 8,
-        flags: 0,
-        async_: false,
-    };
     g.write_l2(0, &pattern(1, 16)).unwrap();
     g.set_e_max(0x3F80).unwrap();
-    for (seq, instr) in [Instr::Gemv(mat), Instr::Gemm(mat), Instr::Cvo(cvo)]
-        .iter()
+    for (seq, func) in [CvoFunc::Exp, CvoFunc::ReduceSum, CvoFunc::Scale]
+        .into_iter()
         .enumerate()
     {
-        let word = instr.encode();
+        let word = Instr::Cvo(Cvo {
+            func,
+            src_addr: 0,
+            dst_addr: 8,
+            length: 8,
+            flags: 0x1F,
+            async_: false,
+        })
+        .encode();
         assert_eq!(
             run(&mut g, word),
             bare(seq as u32, word, ErrorCode::Unimplemented)
@@ -421,6 +411,7 @@ fn gemv_gemm_cvo_are_unimplemented_placeholders() {
     }
     assert_eq!(l2(&mut g, 0, 16), pattern(1, 16));
     assert_eq!(g.e_max().unwrap(), 0x3F80);
+    assert_eq!(g.weight_beats_consumed(), [0, 0]);
     assert_eq!(status(&mut g), err_status(ErrorCode::Unimplemented));
 }
 

@@ -1,7 +1,7 @@
 //! Numerics of the GEMV/GEMM engines (CONTRACT sections 5 and 6,
 //! docs/numerics.md): exact BF16 rounding and the W4A8 reference math. Pure
-//! functions only; the interpreter does not use them yet (GEMV/GEMM still
-//! retire UNIMPLEMENTED, docs/semantics.md section 11).
+//! functions only; the interpreter's GEMV/GEMM (`exec/mat.rs`) is built on
+//! them.
 pub mod bf16;
 pub mod w4a8;
 
