@@ -106,6 +106,7 @@ fn artefacts_json(a: &Artefacts) -> Value {
     json!({
         "repro": path(&a.repro),
         "min_asm": path(&a.min_asm),
+        "wave": path(&a.wave),
         "shrink": a.shrink.map(|(before, after, runs)| json!({
             "before_instructions": before.instructions,
             "before_items": before.items,

@@ -91,6 +91,11 @@ struct RunArgs {
     /// Do not shrink a mismatching case (the repro is written all the same).
     #[arg(long)]
     no_shrink: bool,
+    /// Cycles of FST waveform dumped before a mismatch's first difference
+    /// (RTL DUT only; 0: no waveform). The hierarchy depth is fixed at build
+    /// time by PCCX_TRACE_DEPTH.
+    #[arg(long, value_name = "CYCLES", default_value_t = pccx_cosim::wave::DEFAULT_WINDOW)]
+    wave_window: u64,
     /// Also write the results as JUnit XML to FILE (one testcase per seed).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
@@ -311,6 +316,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut reference = models::open_reference(&options.config);
     let dut = setup.open_dut();
     let mut recorder = Recorder::new(setup, args.out.clone(), args.no_shrink);
+    recorder.wave_window = args.wave_window;
     let bar = progress_bar(options.count);
     let report = match dut {
         Ok(mut dut) => {
@@ -513,6 +519,9 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
                 path.display(),
                 path.display()
             );
+        }
+        if let Some(path) = &a.wave {
+            say!("    waveform: {}", pccx_cosim::wave::viewer_hint(path));
         }
         if let (Some((before, after, runs)), Some(path)) = (a.shrink, &a.min_asm) {
             say!(

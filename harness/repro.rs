@@ -453,6 +453,8 @@ pub fn replay(repro: &Repro, min: bool) -> Result<Verdict, String> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Artefacts {
     pub repro: Option<PathBuf>,
+    /// The FST waveform window of the first difference (RTL DUTs only).
+    pub wave: Option<PathBuf>,
     pub min_asm: Option<PathBuf>,
     /// Program sizes before and after shrinking, and the runs it took.
     pub shrink: Option<(ProgramSize, ProgramSize, usize)>,
@@ -468,6 +470,8 @@ pub struct Recorder<'a> {
     /// Makes fresh DUTs for the shrinker; `None`: do not shrink.
     pub shrink_with: Option<Box<DutFactory<'a>>>,
     pub shrink_options: ShrinkOptions,
+    /// Cycles of waveform before the first difference; 0: no waveform.
+    pub wave_window: u64,
 }
 
 impl<'a> Recorder<'a> {
@@ -485,6 +489,7 @@ impl<'a> Recorder<'a> {
             out_dir,
             shrink_with,
             shrink_options: ShrinkOptions::default(),
+            wave_window: crate::wave::DEFAULT_WINDOW,
         }
     }
 
@@ -500,6 +505,12 @@ impl<'a> Recorder<'a> {
             Err(e) => {
                 artefacts.problems.push(e);
                 return artefacts;
+            }
+        }
+        if self.wave_window > 0 && self.setup.dut == "rtl" {
+            match crate::wave::dump_window(&self.setup, case, mismatch, self.wave_window, &self.out_dir) {
+                Ok(path) => artefacts.wave = Some(path),
+                Err(e) => artefacts.problems.push(format!("no waveform: {e}")),
             }
         }
         let Some(make_dut) = self.shrink_with.as_mut() else {

@@ -192,22 +192,25 @@ fn is_declaration(code: &str) -> bool {
         || t.starts_with('.')
 }
 
-/// `lhs <= value;` at the start of a statement: that `<=` is an assignment.
-fn nba_position(code: &str) -> Option<usize> {
-    let t = code.trim_start();
-    let off = code.len() - t.len();
-    let t = t.strip_prefix("else ").map(|r| r.trim_start()).unwrap_or(t);
-    let off2 = code.len() - t.len();
-    let _ = off;
-    let bytes = t.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() && (is_ident_char(bytes[i]) || b"[]:.+' ()".contains(&bytes[i])) {
-        if bytes[i] == b'(' && i == 0 {
-            return None;
-        }
-        i += 1;
+/// Whether the `<=` at byte `at` of `code` is a non-blocking assignment:
+/// what precedes it is an lvalue (names, selects) standing at the start of
+/// a statement (line start, `;`, `begin`, `else`, a case label's `:` or the
+/// `)` that closes an `if`/`@` condition). A `<=` inside parentheses or
+/// after `=` is a comparison.
+fn is_nba(code: &str, at: usize) -> bool {
+    let b = code.as_bytes();
+    let mut i = at;
+    while i > 0 && (is_ident_char(b[i - 1]) || b"[]:.+' ".contains(&b[i - 1])) {
+        i -= 1;
     }
-    (t[i..].starts_with("<=") && i > 0).then_some(off2 + i)
+    let before = code[..i].trim_end();
+    let lvalue = code[i..at].trim();
+    !lvalue.is_empty()
+        && (before.is_empty()
+            || before.ends_with(';')
+            || before.ends_with(')')
+            || before.ends_with("begin")
+            || before.ends_with("else"))
 }
 
 /// Declared signals of one file, grouped by their declared type text.
@@ -267,7 +270,6 @@ pub fn sites(file: &str, source: &str) -> Vec<Mutant> {
             });
         };
         let b = code.as_bytes();
-        let nba = nba_position(code);
         let mut i = 0;
         while i < b.len() {
             let two = code.get(i..i + 2).unwrap_or("");
@@ -279,7 +281,7 @@ pub fn sites(file: &str, source: &str) -> Vec<Mutant> {
                 "&&" => push(i, MutantClass::OperatorSwap, "&&", "||".into()),
                 "||" => push(i, MutantClass::OperatorSwap, "||", "&&".into()),
                 ">=" => push(i, MutantClass::OffByOneCompare, ">=", ">".into()),
-                "<=" if Some(i) != nba => push(i, MutantClass::OffByOneCompare, "<=", "<".into()),
+                "<=" if !is_nba(code, i) => push(i, MutantClass::OffByOneCompare, "<=", "<".into()),
                 _ => {}
             }
             if [
@@ -422,7 +424,7 @@ mod tests {
         let lt = find(MutantClass::OffByOneCompare, "<");
         assert!(lt.apply(SRC).unwrap().contains("if (a <= b) q <= a;"));
         let cond = find(MutantClass::BrokenConditional, "(a < b)");
-        assert!(cond.apply(SRC).unwrap().contains("if ((!(a < b))) q <= a;"));
+        assert!(cond.apply(SRC).unwrap().contains("if (!(a < b)) q <= a;"));
         let mix = s
             .iter()
             .find(|m| m.class == MutantClass::SignalMixUp && m.line == 5 && m.original == "a")
