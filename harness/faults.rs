@@ -168,6 +168,10 @@ pub enum Fault {
     RetiredCount {
         delta: u32,
     },
+    /// XOR `1 << bit` into every read of the held low instruction word (0x00).
+    InstrLoBit {
+        bit: u32,
+    },
     /// Add `delta` (may be negative; saturates at 0) to the retire cycle
     /// of sequence number `nth`: a timing bug under exact timing, an order
     /// violation when large enough under order timing.
@@ -244,6 +248,7 @@ impl Fault {
         Fault::CorruptEMax,
         Fault::StatusBit { bit: 1 },
         Fault::RetiredCount { delta: 1 },
+        Fault::InstrLoBit { bit: 3 },
         Fault::RetireCycle { nth: 0, delta: 1 },
         Fault::StatusDelay { nth: 1 },
         Fault::Hang { nth_drain: 1 },
@@ -284,6 +289,7 @@ impl Fault {
             Fault::CorruptEMax => "corrupt-emax",
             Fault::StatusBit { .. } => "status-bit",
             Fault::RetiredCount { .. } => "retired-count",
+            Fault::InstrLoBit { .. } => "instr-lo-bit",
             Fault::RetireCycle { .. } => "retire-cycle",
             Fault::StatusDelay { .. } => "status-delay",
             Fault::Hang { .. } => "hang",
@@ -618,6 +624,7 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         let value = match self.fault {
             Fault::StatusBit { bit } if offset == reg::STATUS => value ^ (1 << (bit % 32)),
             Fault::RetiredCount { delta } if offset == reg::RETIRED => value.wrapping_add(delta),
+            Fault::InstrLoBit { bit } if offset == reg::INSTR_LO => value ^ (1 << (bit % 32)),
             _ => return Ok((value, resp)),
         };
         self.fired = true;

@@ -508,7 +508,13 @@ impl<'a> Recorder<'a> {
             }
         }
         if self.wave_window > 0 && self.setup.dut == "rtl" {
-            match crate::wave::dump_window(&self.setup, case, mismatch, self.wave_window, &self.out_dir) {
+            match crate::wave::dump_window(
+                &self.setup,
+                case,
+                mismatch,
+                self.wave_window,
+                &self.out_dir,
+            ) {
                 Ok(path) => artefacts.wave = Some(path),
                 Err(e) => artefacts.problems.push(format!("no waveform: {e}")),
             }

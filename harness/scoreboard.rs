@@ -60,6 +60,8 @@ pub enum CheckKind {
     FinalStatus,
     /// Retired-instruction count (0x0C) after the drain.
     FinalRetiredCount,
+    /// The held instruction words (0x00, 0x04) read back after the drain.
+    FinalInstrRegs,
     /// Exact timing (ideal I/O): an instruction's latch, start or retire
     /// cycle differs from the timing model's prediction.
     Timing,
@@ -72,7 +74,7 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 22] = [
+    pub const ALL: [CheckKind; 23] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -92,6 +94,7 @@ impl CheckKind {
         CheckKind::FinalWeightStream,
         CheckKind::FinalStatus,
         CheckKind::FinalRetiredCount,
+        CheckKind::FinalInstrRegs,
         CheckKind::Timing,
         CheckKind::StatusTimeline,
         CheckKind::RetireOrder,
@@ -119,6 +122,7 @@ impl CheckKind {
             CheckKind::FinalWeightStream => "final-weight-stream",
             CheckKind::FinalStatus => "final-status",
             CheckKind::FinalRetiredCount => "final-retired-count",
+            CheckKind::FinalInstrRegs => "final-instr-regs",
             CheckKind::Timing => "timing",
             CheckKind::StatusTimeline => "status-timeline",
             CheckKind::RetireOrder => "retire-order",
@@ -128,7 +132,7 @@ impl CheckKind {
     /// Whether the check compares end-of-program state (it then has no
     /// sequence number).
     pub fn is_final(self) -> bool {
-        (CheckKind::FinalL2..=CheckKind::FinalRetiredCount).contains(&self)
+        (CheckKind::FinalL2..=CheckKind::FinalInstrRegs).contains(&self)
             || self == CheckKind::StatusTimeline
     }
 }
@@ -743,7 +747,7 @@ impl<'a> Run<'a> {
     }
 
     fn compare_final_state(&mut self) -> Result<(), ModelError> {
-        let checks: [FinalCheck; 7] = [
+        let checks: [FinalCheck; 8] = [
             final_l2,
             final_host,
             final_tables,
@@ -751,6 +755,7 @@ impl<'a> Run<'a> {
             final_weight_stream,
             final_status,
             final_retired,
+            final_instr_regs,
         ];
         for check in checks {
             let found = check(&mut *self.a, &mut *self.b)?;
@@ -1183,6 +1188,25 @@ fn final_status(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Mod
         };
         (CheckKind::FinalStatus, detail, show(r), show(d))
     }))
+}
+
+/// 0x00 and 0x04 read back the words last written to them (CONTRACT
+/// section 10): a read path the instruction stream alone never exercises.
+fn final_instr_regs(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
+    for (offset, name) in [(reg::INSTR_LO, "0x00"), (reg::INSTR_HI, "0x04")] {
+        let (r, d) = (read_reg(a, offset)?, read_reg(b, offset)?);
+        if r != d {
+            let show =
+                |(v, resp): (u32, AxiResp)| format!("{name} = 0x{v:08x}, {}", resp_name(resp));
+            return Ok(Some((
+                CheckKind::FinalInstrRegs,
+                format!("register {name} reads differ"),
+                show(r),
+                show(d),
+            )));
+        }
+    }
+    Ok(None)
 }
 
 fn final_retired(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {

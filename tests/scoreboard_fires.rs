@@ -369,6 +369,7 @@ fn expectations(config: &HwConfig) -> Vec<(Fault, CheckKind, Option<u32>)> {
         (Fault::StatusBit { bit: 2 }, K::FinalStatus, None),
         (Fault::StatusBit { bit: 6 }, K::FinalStatus, None),
         (Fault::RetiredCount { delta: 1 }, K::FinalRetiredCount, None),
+        (Fault::InstrLoBit { bit: 3 }, K::FinalInstrRegs, None),
         (
             Fault::RetiredCount { delta: u32::MAX },
             K::FinalRetiredCount,

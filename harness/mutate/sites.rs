@@ -200,7 +200,7 @@ fn is_declaration(code: &str) -> bool {
 fn is_nba(code: &str, at: usize) -> bool {
     let b = code.as_bytes();
     let mut i = at;
-    while i > 0 && (is_ident_char(b[i - 1]) || b"[]:.+' ".contains(&b[i - 1])) {
+    while i > 0 && (is_ident_char(b[i - 1]) || b"[]:.+-' ".contains(&b[i - 1])) {
         i -= 1;
     }
     let before = code[..i].trim_end();
@@ -235,7 +235,13 @@ fn declarations(lines: &[String]) -> BTreeMap<String, Vec<String>> {
         }
         for name in names.split([',', ';']) {
             let name = name.trim();
-            if !name.is_empty() && name.bytes().all(is_ident_char) {
+            // Clock and reset are not data: mixing them up only breaks the
+            // simulation wholesale.
+            if !name.is_empty()
+                && name.bytes().all(is_ident_char)
+                && name != "clk"
+                && name != "rst_n"
+            {
                 groups.entry(ty.clone()).or_default().push(name.to_string());
             }
         }
