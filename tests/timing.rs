@@ -125,6 +125,34 @@ fn stall_io_keeps_results_exact_and_the_retire_order_legal() {
     }
 }
 
+/// A weight stream that runs dry stalls its engine and never corrupts it:
+/// under stall I/O both streams leave ready engines waiting, and GEMV/GEMM
+/// results still match the golden model exactly.
+#[test]
+fn empty_weight_streams_stall_the_engines_without_changing_results() {
+    let cfg = common::config("tiny");
+    let options = GenOptions {
+        stall_io: true,
+        ..GenOptions::for_config(&cfg, 40)
+    };
+    let mut dut = common::rtl(&cfg);
+    let mut starved = [0u64; 2];
+    for seed in 200..230 {
+        let case = TestCase::generate(seed, &options);
+        let outcome = run("tiny", &case, &mut dut, TimingMode::Order);
+        if let Some(m) = outcome.first_mismatch {
+            panic!("seed {seed} with empty weight streams:\n{m}");
+        }
+        for (total, s) in starved.iter_mut().zip(dut.weight_starved_cycles()) {
+            *total += s;
+        }
+    }
+    assert!(
+        starved[0] > 0 && starved[1] > 0,
+        "streams never ran dry: {starved:?}"
+    );
+}
+
 fn with_fault(config: &str, fault: Fault, mode: TimingMode) -> (Option<CheckKind>, bool) {
     let cfg = common::config(config);
     let case = &cases(config, 3..4, 40)[0];

@@ -340,7 +340,7 @@ pub fn sites(file: &str, source: &str) -> Vec<Mutant> {
                 let in_slice = code[..i]
                     .rfind('[')
                     .is_some_and(|o| code[..i].rfind(']').is_none_or(|c| c < o));
-                if lit_end > lit_start && !(code[j..].starts_with('\'') && !sized) && !in_slice {
+                if lit_end > lit_start && (sized || !code[j..].starts_with('\'')) && !in_slice {
                     if let Ok(v) = code[lit_start..lit_end].replace('_', "").parse::<u64>() {
                         push(
                             lit_start,

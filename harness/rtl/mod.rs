@@ -159,6 +159,12 @@ impl RtlModel {
         self.longest_response_wait
     }
 
+    /// Cycles since reset in which a ready GEMM (stream 0) or GEMV (stream
+    /// 1) found its weight stream empty.
+    pub fn weight_starved_cycles(&self) -> [u64; 2] {
+        self.weights.starved_cycles()
+    }
+
     /// (sequence number, cycle) of every retire since reset.
     pub fn retire_log(&self) -> &[(u32, u64)] {
         &self.retire_log
@@ -225,6 +231,8 @@ impl RtlModel {
             if i.ws_valid[s] != 0 && o.ws_ready[s] != 0 {
                 self.weights.taken(s, o.ws_seq[s]);
                 progress = true;
+            } else if o.ws_ready[s] != 0 {
+                self.weights.starved(s);
             }
         }
         if o.latch_valid != 0 {

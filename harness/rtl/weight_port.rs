@@ -29,6 +29,9 @@ pub struct WeightPort {
     /// Beats taken per (stream, sequence number) since reset, not yet
     /// reported.
     taken: HashMap<(usize, u32), u32>,
+    /// Cycles since reset in which an engine was ready for a beat of each
+    /// stream and none was offered (the stream ran dry).
+    starved: [u64; NUM_STREAMS],
 }
 
 impl WeightPort {
@@ -39,6 +42,7 @@ impl WeightPort {
             offered: [true; NUM_STREAMS],
             stall: None,
             taken: HashMap::new(),
+            starved: [0; NUM_STREAMS],
         }
     }
 
@@ -56,6 +60,7 @@ impl WeightPort {
         self.next = [0; NUM_STREAMS];
         self.offered = [true; NUM_STREAMS];
         self.taken.clear();
+        self.starved = [0; NUM_STREAMS];
         if let Some((seed, rng)) = &mut self.stall {
             *rng = Rng::new(*seed);
         }
@@ -82,6 +87,16 @@ impl WeightPort {
         if self.stall.is_some() {
             self.offered[stream] = false;
         }
+    }
+
+    /// The engine on `stream` was ready in a cycle when no beat was offered.
+    pub fn starved(&mut self, stream: usize) {
+        self.starved[stream] += 1;
+    }
+
+    /// Cycles since reset in which each stream left a ready engine waiting.
+    pub fn starved_cycles(&self) -> [u64; NUM_STREAMS] {
+        self.starved
     }
 
     /// Beats consumed from each stream since reset.
