@@ -662,9 +662,25 @@ fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         })
         .collect();
     for class in mutate::MutantClass::ALL {
-        let of: Vec<_> = results.iter().filter(|r| r.mutant.class == class).collect();
-        let s = mutate::summarize(&of.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
-        say!("  {:<20} {}", class.name(), s.text());
+        let of: Vec<_> = results
+            .iter()
+            .filter(|r| r.mutant.class == class)
+            .cloned()
+            .collect();
+        let s = mutate::summarize(&of);
+        let rate = s
+            .kill_rate
+            .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
+        say!(
+            "  {:<20} {:>4} mutants: {:>4} killed, {:>3} survived, {:>3} timed out, {:>3} not compiling, {:>3} equivalent; kill rate {rate}",
+            class.name(),
+            s.total,
+            s.killed,
+            s.survived,
+            s.timed_out,
+            s.not_compiling,
+            s.equivalent
+        );
     }
     if !survivors.is_empty() {
         say!(
