@@ -47,7 +47,7 @@ impl OpWeights {
         memcpy: 75,
         gemv: 20,
         gemm: 20,
-        cvo: 0,
+        cvo: 10,
     };
 }
 
