@@ -52,7 +52,8 @@ pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
 
 #[cfg(pccx_no_rtl)]
 pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
-    check_available(setup).map(|_| unreachable!("no RTL"))
+    check_available(setup)?;
+    Err("this pccx-cosim has no RTL".into())
 }
 
 /// Hit and total coverage points of one kind.
@@ -159,6 +160,7 @@ impl RtlCoverage {
         );
         let modules: std::collections::BTreeSet<&String> =
             self.by_module.keys().map(|(m, _)| m).collect();
+        let width = modules.iter().map(|m| m.len()).max().unwrap_or(0);
         for module in modules {
             let per: Vec<String> = self
                 .by_kind
@@ -169,14 +171,66 @@ impl RtlCoverage {
                         .map(|p| format!("{k} {}/{} ({:.1}%)", p.hit, p.total, p.percent()))
                 })
                 .collect();
-            let _ = write!(s, "\n  {module:<24} {}", per.join(", "));
+            let _ = write!(s, "\n  {module:<width$}  {}", per.join(", "));
         }
         let p = path.display();
         let _ = write!(
             s,
-            "\n  per line: verilator_coverage --annotate cov-annotated {p}   \
-             lcov: verilator_coverage --write-info cov.info {p} && genhtml cov.info -o cov-html"
+            "\n  source annotated per line: verilator_coverage --annotate cov-annotated {p}\
+             \n  for lcov viewers: verilator_coverage --write-info cov.info {p} && \
+             genhtml cov.info -o cov-html"
         );
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(page: &str, line: u32, count: u64) -> String {
+        format!("C '\u{1}f\u{2}a.sv\u{1}l\u{2}{line}\u{1}page\u{2}{page}\u{1}o\u{2}x' {count}\n")
+    }
+
+    #[test]
+    fn points_are_counted_per_kind_and_module() {
+        let text = format!(
+            "# SystemC::Coverage-3\n{}{}{}{}",
+            point("v_line/pccx_l2", 1, 0),
+            point("v_line/pccx_l2", 2, 7),
+            point("v_toggle/pccx_top", 3, 1),
+            point("v_branch/pccx_top", 4, 0),
+        );
+        let c = parse(&text).unwrap();
+        assert_eq!(c.kind("line"), Points { hit: 1, total: 2 });
+        assert_eq!(c.kind("toggle"), Points { hit: 1, total: 1 });
+        assert_eq!(c.kind("branch"), Points { hit: 0, total: 1 });
+        assert_eq!(c.kind("user"), Points::default());
+        assert_eq!(
+            c.by_module[&("pccx_l2".to_string(), "line".to_string())],
+            Points { hit: 1, total: 2 }
+        );
+        let s = c.text(Path::new("cov.dat"));
+        assert!(
+            s.starts_with(
+                "RTL coverage (cov.dat): branch points 0/1 (0.0%), line points 1/2 (50.0%)"
+            ),
+            "{s}"
+        );
+        assert!(s.contains("\n  pccx_l2   line 1/2 (50.0%)"), "{s}");
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        assert!(parse("C 'x' 1\n")
+            .unwrap_err()
+            .contains("not a Verilator coverage file"));
+        let e = parse("# SystemC::Coverage-3\nC 'page\u{2}v_line/a' many\n").unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        let e = parse("# SystemC::Coverage-3\nC '\u{1}f\u{2}a.sv' 3\n").unwrap_err();
+        assert!(e.contains("without a `page`"), "{e}");
+        assert!(read(Path::new("/nonexistent/cov.dat"))
+            .unwrap_err()
+            .contains("cannot read"));
     }
 }

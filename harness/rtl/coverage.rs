@@ -27,8 +27,9 @@ pub fn check_coverage_build(config: &HwConfig) -> Result<(), String> {
         "this pccx-cosim has no RTL coverage build".to_string()
     } else {
         format!(
-            "this pccx-cosim has RTL coverage builds only of {}",
-            built.join(", ")
+            "this pccx-cosim has RTL coverage builds of {} only, not of `{}`",
+            built.join(", "),
+            config.name
         )
     };
     let how = if config.name == "tiny" {
@@ -37,10 +38,9 @@ pub fn check_coverage_build(config: &HwConfig) -> Result<(), String> {
         format!("PCCX_COVERAGE={}", config.name)
     };
     Err(format!(
-        "{have}, not of `{}`: rebuild with `{how} cargo build --release` \
-         (add `PCCX_CONFIGS={}` to skip the other configurations), then run again \
-         with --config {}",
-        config.name, config.name, config.name
+        "{have}: rebuild with `{how} PCCX_CONFIGS={name} cargo build --release` \
+         (PCCX_CONFIGS only limits the ordinary models), then run again with --config {name}",
+        name = config.name
     ))
 }
 

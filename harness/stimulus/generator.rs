@@ -729,6 +729,8 @@ impl Generator<'_> {
     /// matching shapes, or a new shape, with the MEMSETs that write it
     /// emitted first (when the program has room for them).
     fn mat_entries(&mut self, gemv: bool, chain: Option<MatOut>) -> (u8, u8) {
+        // In a burst always, when there is a pair: no MEMSETs between the
+        // instructions, so that the engine's FIFO fills.
         if chain.is_none() && (self.burst_left > 0 || self.rng.percent(40)) {
             let pairs: Vec<(u8, u8)> = self
                 .live
