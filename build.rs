@@ -7,6 +7,9 @@
 //!   model; only the golden model is available).
 //! - `PCCX_CONFIGS=kv260,tiny`: build only these configurations.
 //! - `VERILATOR`: the verilator executable (default: `verilator` on PATH).
+//! - `PCCX_COVERAGE=1`: also build `tiny` with Verilator line and toggle
+//!   coverage, as the extra model `tiny_cov` (`PCCX_COVERAGE=kv260,tiny`
+//!   names the configurations instead; docs/coverage.md).
 
 use std::collections::BTreeMap;
 use std::env;
@@ -28,6 +31,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
     println!("cargo:rerun-if-env-changed=PCCX_TRACE_DEPTH");
+    println!("cargo:rerun-if-env-changed=PCCX_COVERAGE");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -35,7 +39,7 @@ fn main() {
 
     if env::var_os("PCCX_NO_RTL").is_some_and(|v| v != "0") {
         println!("cargo:rustc-cfg=pccx_no_rtl");
-        write_config_table(&out, &configs, &[]);
+        write_config_table(&out, &configs, &[], &[]);
         return;
     }
 
@@ -49,6 +53,7 @@ fn main() {
             .collect()
     });
     let all_configs = configs.clone();
+    let cov_configs = coverage_configs(&all_configs);
     let configs: Vec<HwConfig> = match wanted {
         Some(names) => names
             .iter()
@@ -70,10 +75,16 @@ fn main() {
     let include = vroot.join("include");
     compile_runtime(&out, &include, &version);
     for cfg in &configs {
-        build_config(&root, &out, &verilator, &include, &sources, cfg);
+        build_config(&root, &out, &verilator, &include, &sources, cfg, false);
+    }
+    if !cov_configs.is_empty() {
+        compile_cov_runtime(&out, &include, &version);
+    }
+    for cfg in &cov_configs {
+        build_config(&root, &out, &verilator, &include, &sources, cfg, true);
     }
     run_bindgen(&root, &out);
-    write_config_table(&out, &all_configs, &configs);
+    write_config_table(&out, &all_configs, &configs, &cov_configs);
     if tracing() {
         // The FST writer compresses with zlib; after the archives that use it.
         println!("cargo:rustc-link-lib=z");
@@ -212,15 +223,47 @@ fn tracing() -> bool {
     env::var("PCCX_NO_TRACE").map_or(true, |v| v != "1")
 }
 
+/// The configurations `PCCX_COVERAGE` asks for a coverage build of: none
+/// when unset or `0`, `tiny` for `1`, else the names it lists.
+fn coverage_configs(all: &[HwConfig]) -> Vec<HwConfig> {
+    let names: Vec<String> = match env::var("PCCX_COVERAGE") {
+        Err(_) => return Vec::new(),
+        Ok(v) if v.trim() == "0" || v.trim().is_empty() => return Vec::new(),
+        Ok(v) if v.trim() == "1" => vec!["tiny".into()],
+        Ok(v) => v.split(',').map(|c| c.trim().to_string()).collect(),
+    };
+    names
+        .iter()
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            all.iter()
+                .find(|c| &c.name == n)
+                .cloned()
+                .unwrap_or_else(|| {
+                    fail(&format!(
+                        "PCCX_COVERAGE names `{n}`, which is not a file in hw/configs/"
+                    ))
+                })
+        })
+        .collect()
+}
+
 /// Flags shared by every C++ file built against the Verilator runtime.
 fn verilated_build(include: &Path, opt: &str) -> cc::Build {
+    verilated_build_with(include, opt, false)
+}
+
+/// [`verilated_build`] for a model Verilated with or without coverage
+/// (`VM_COVERAGE` must match between a model and the runtime file that
+/// serves it, verilated_cov.cpp; the rest of the runtime does not read it).
+fn verilated_build_with(include: &Path, opt: &str, coverage: bool) -> cc::Build {
     let trace = if tracing() { "1" } else { "0" };
     let mut b = cc::Build::new();
     b.cpp(true)
         .std("c++17")
         .include(include)
         .include(include.join("vltstd"))
-        .define("VM_COVERAGE", "0")
+        .define("VM_COVERAGE", if coverage { "1" } else { "0" })
         .define("VM_SC", "0")
         .define("VM_TRACE", trace)
         .define("VM_TRACE_FST", trace)
@@ -262,6 +305,29 @@ fn compile_runtime(out: &Path, include: &Path, version: &str) {
     }
 }
 
+/// The coverage part of the runtime (`VerilatedCovContext`), only for a
+/// `PCCX_COVERAGE` build, in an archive of its own beside the runtime, so
+/// that the runtime itself and its cache stay what they are without it.
+fn compile_cov_runtime(out: &Path, include: &Path, version: &str) {
+    let key = format!(
+        "vlcov-{version}-O2-{}",
+        if tracing() { "fst" } else { "notrace" }
+    );
+    let dir = out.join(&key);
+    if !dir.join("libpccx_vlcov.a").exists() {
+        fs::create_dir_all(&dir).unwrap();
+        verilated_build_with(include, "2", true)
+            .file(include.join("verilated_cov.cpp"))
+            .out_dir(&dir)
+            .compile("pccx_vlcov");
+    } else {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static=pccx_vlcov");
+    }
+}
+
+/// Verilates and compiles one configuration; with `coverage`, as the
+/// model `<name>_cov` with line and toggle coverage.
 fn build_config(
     root: &Path,
     out: &Path,
@@ -269,9 +335,15 @@ fn build_config(
     include: &Path,
     sources: &[PathBuf],
     cfg: &HwConfig,
+    coverage: bool,
 ) {
-    let prefix = format!("Vpccx_{}", cfg.name);
-    let mdir = out.join("verilated").join(&cfg.name);
+    let name = if coverage {
+        format!("{}_cov", cfg.name)
+    } else {
+        cfg.name.clone()
+    };
+    let prefix = format!("Vpccx_{name}");
+    let mdir = out.join("verilated").join(&name);
     if mdir.exists() {
         fs::remove_dir_all(&mdir).unwrap();
     }
@@ -289,6 +361,9 @@ fn build_config(
     .arg(&prefix)
     .arg("-Mdir")
     .arg(&mdir);
+    if coverage {
+        cmd.args(["--coverage-line", "--coverage-toggle"]);
+    }
     if tracing() {
         cmd.arg("--trace-fst");
         // The depth of the hierarchy a waveform shows: fixed at verilate
@@ -340,21 +415,21 @@ fn build_config(
 
     // Slow (construction, initial) code at -O1, fast (eval) code at -O2; both
     // end in one archive because they reference each other.
-    let mut slow_build = verilated_build(include, "1");
+    let mut slow_build = verilated_build_with(include, "1", coverage);
     slow_build
         .include(&mdir)
         .files(cpp(&slow))
         .out_dir(mdir.join("slow"));
     let slow_objects = slow_build.compile_intermediates();
 
-    let mut fast_build = verilated_build(include, "2");
+    let mut fast_build = verilated_build_with(include, "2", coverage);
     fast_build
         .include(&mdir)
         .include(root.join("harness/shim"))
         .files(cpp(&fast))
         .file(root.join("harness/shim/pccx_shim.cpp"))
         .define("PCCX_PREFIX", prefix.as_str())
-        .define("PCCX_CONFIG", cfg.name.as_str())
+        .define("PCCX_CONFIG", name.as_str())
         .define("PCCX_L2_WORDS", cfg.param("L2_WORDS").to_string().as_str())
         .define(
             "PCCX_FIFO_DEPTH",
@@ -362,7 +437,7 @@ fn build_config(
         )
         .objects(slow_objects)
         .out_dir(mdir.join("fast"))
-        .compile(&format!("pccx_model_{}", cfg.name));
+        .compile(&format!("pccx_model_{name}"));
 }
 
 /// Parses `NAME += \` continuation lists out of `V<prefix>_classes.mk`.
@@ -415,8 +490,9 @@ fn run_bindgen(root: &Path, out: &Path) {
 
 /// `configs.rs`: every configuration's parameters (`HwConfig` values, for
 /// harness/config.rs). `rtl_ops.rs`: for the configurations that were built,
-/// the function that returns each one's `pccx_sim_ops` (for harness/rtl).
-fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
+/// the function that returns each one's `pccx_sim_ops` (for harness/rtl),
+/// and the same for the coverage builds (`cov_ops_by_name`).
+fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig], cov: &[HwConfig]) {
     let mut s = String::from("// Generated by build.rs from hw/configs/*.cfg.\n");
     s.push_str("pub const ALL: &[HwConfig] = &[\n");
     for c in configs {
@@ -437,15 +513,11 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
 
     let mut r =
         String::from("// Generated by build.rs: the configurations built into this binary.\n");
-    if !built.is_empty() {
+    let cov_names: Vec<String> = cov.iter().map(|c| format!("{}_cov", c.name)).collect();
+    if !built.is_empty() || !cov.is_empty() {
         r.push_str("extern \"C\" {\n");
-        for c in built {
-            writeln!(
-                r,
-                "    fn pccx_sim_ops_{}() -> *const pccx_sim_ops;",
-                c.name
-            )
-            .unwrap();
+        for name in built.iter().map(|c| &c.name).chain(&cov_names) {
+            writeln!(r, "    fn pccx_sim_ops_{name}() -> *const pccx_sim_ops;").unwrap();
         }
         r.push_str("}\n");
     }
@@ -454,6 +526,16 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig]) {
         writeln!(
             r,
             "        {:?} => Some(unsafe {{ pccx_sim_ops_{}() }}),",
+            c.name, c.name
+        )
+        .unwrap();
+    }
+    r.push_str("        _ => None,\n    }\n}\n");
+    r.push_str("pub(crate) fn cov_ops_by_name(name: &str) -> Option<*const pccx_sim_ops> {\n    match name {\n");
+    for c in cov {
+        writeln!(
+            r,
+            "        {:?} => Some(unsafe {{ pccx_sim_ops_{}_cov() }}),",
             c.name, c.name
         )
         .unwrap();

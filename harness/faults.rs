@@ -681,6 +681,10 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         self.inner.finish_wave()
     }
 
+    fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String> {
+        self.inner.write_coverage(path)
+    }
+
     fn set_weight_source(&mut self, source: WeightSource) {
         self.inner.set_weight_source(source);
     }

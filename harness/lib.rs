@@ -10,10 +10,12 @@ pub mod mutate;
 pub mod rtl;
 
 pub mod campaign;
+pub mod coverage;
 pub mod faults;
 pub mod junit;
 pub mod models;
 pub mod repro;
+pub mod rtl_coverage;
 pub mod scoreboard;
 pub mod shrink;
 pub mod signature;

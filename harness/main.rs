@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pccx_cosim::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
 use pccx_cosim::config::{self, HwConfig};
+use pccx_cosim::coverage::Probe;
 use pccx_cosim::faults::Fault;
 use pccx_cosim::models;
 use pccx_cosim::repro::{self, Recorder, Repro, Setup, Verdict};
@@ -16,9 +17,10 @@ use pccx_cosim::scoreboard::Mismatch;
 use pccx_cosim::scoreboard::TimingMode;
 use pccx_cosim::signature::Signature;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
-use pccx_cosim::{junit, shrink};
+use pccx_cosim::{junit, rtl_coverage, shrink};
 use pccx_golden::asm::{self, Item};
 use pccx_golden::isa::{self, Decoded};
+use pccx_golden::model::NpuModel;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -99,6 +101,15 @@ struct RunArgs {
     /// Also write the results as JUnit XML to FILE (one testcase per seed).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Sample functional coverage on the reference side, print its summary
+    /// and holes, and write it to FILE as JSON (docs/coverage.md).
+    #[arg(long, value_name = "FILE")]
+    coverage: Option<PathBuf>,
+    /// Run the DUT from the RTL coverage build (PCCX_COVERAGE=1) and write
+    /// its line and toggle coverage over the campaign to FILE (Verilator's
+    /// coverage.dat format), with a summary (docs/coverage.md).
+    #[arg(long, value_name = "FILE")]
+    rtl_coverage: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -313,8 +324,23 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         .as_ref()
         .map(|name| Fault::by_name(name).expect("a fault clap accepted"));
     let setup = Setup::new(options.config, &args.dut, fault);
-    let mut reference = models::open_reference(&options.config);
-    let dut = setup.open_dut();
+    if args.rtl_coverage.is_some() {
+        rtl_coverage::check_available(&setup).map_err(Failure::Message)?;
+    }
+    let mut plain_reference = models::open_reference(&options.config);
+    let mut probe = args
+        .coverage
+        .as_ref()
+        .map(|_| Probe::new(models::reference_golden(&options.config)));
+    let reference: &mut dyn NpuModel = match probe.as_mut() {
+        Some(probe) => probe,
+        None => &mut *plain_reference,
+    };
+    let dut = match &args.rtl_coverage {
+        Some(_) => rtl_coverage::open_dut(&setup),
+        None => setup.open_dut(),
+    };
+    let mut rtl_coverage_written = None;
     let mut recorder = Recorder::new(setup, args.out.clone(), args.no_shrink);
     recorder.wave_window = args.wave_window;
     let bar = progress_bar(options.count);
@@ -347,13 +373,17 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
                 }
                 None => print_result(r, &options),
             };
-            campaign::run_campaign_with(
+            let report = campaign::run_campaign_with(
                 &options,
                 &mut *reference,
                 &mut *dut,
                 &mut on_mismatch,
                 &mut print,
-            )
+            );
+            if let Some(path) = &args.rtl_coverage {
+                rtl_coverage_written = Some(dut.write_coverage(path));
+            }
+            report
         }
         Err(message) => unopened_dut_report(&options, reference.name(), message),
     };
@@ -372,6 +402,18 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.junit {
         std::fs::write(path, junit::render(&report))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let (Some(path), Some(probe)) = (&args.coverage, &probe) {
+        say!("{}", probe.coverage().text());
+        let text = serde_json::to_string_pretty(&probe.coverage().to_json())
+            .expect("JSON values serialise");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let (Some(path), Some(written)) = (&args.rtl_coverage, rtl_coverage_written) {
+        written.map_err(Failure::Message)?;
+        let summary = rtl_coverage::read(path).map_err(Failure::Message)?;
+        say!("{}", summary.text(path));
     }
     Ok(if let Some(e) = &report.summary.stopped {
         eprintln!(

@@ -12,7 +12,13 @@ pub const IDEAL_HOST_LATENCY: u32 = 4;
 /// The reference: the golden sequential interpreter with its timing part,
 /// which predicts every cycle for ideal I/O on `config` (docs/timing.md).
 pub fn open_reference(config: &HwConfig) -> Box<dyn NpuModel> {
-    Box::new(Golden::with_timing(
+    Box::new(reference_golden(config))
+}
+
+/// The reference of [`open_reference`] as its concrete type (for a wrapper
+/// that looks at its tables and timeline: `coverage::Probe`).
+pub fn reference_golden(config: &HwConfig) -> Golden {
+    Golden::with_timing(
         GoldenConfig {
             l2_words: config.l2_words,
         },
@@ -23,7 +29,7 @@ pub fn open_reference(config: &HwConfig) -> Box<dyn NpuModel> {
             array_cols: config.array_cols,
             vector_lanes: config.vector_lanes,
         },
-    ))
+    )
 }
 
 /// The device under test: `"rtl"` (the Verilated model of `config`) or

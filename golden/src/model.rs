@@ -295,6 +295,16 @@ pub trait NpuModel {
         Ok(())
     }
 
+    /// Writes the code-coverage counters gathered since the model was made
+    /// to the file `path` (Verilator's `coverage.dat` format). Only a model
+    /// built with coverage has them: the default says so.
+    fn write_coverage(&mut self, _path: &std::path::Path) -> Result<(), String> {
+        Err(format!(
+            "the `{}` model has no coverage counters",
+            self.name()
+        ))
+    }
+
     /// Issues one instruction: low word to 0x00, then high word to 0x04.
     fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         let lo = self.reg_write(reg::INSTR_LO, word as u32)?;

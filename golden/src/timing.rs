@@ -188,6 +188,8 @@ struct Record {
     code: ErrorCode,
     footprint: Option<Footprint>,
     memset_target: Option<(ShapeTable, u8)>,
+    /// Cycles the latch waited for room in the engine FIFO.
+    fifo_wait: u64,
 }
 
 impl Record {
@@ -217,6 +219,9 @@ pub struct Timeline {
     /// (clock edge at which a clear of ERR takes effect, first sequence
     /// number whose errors count after it).
     clears: Vec<(u64, u32)>,
+    /// What the last [`Timeline::latch_cycle`] waited for FIFO room, for
+    /// the [`Timeline::schedule`] that follows it.
+    last_fifo_wait: u64,
 }
 
 impl Timeline {
@@ -228,6 +233,7 @@ impl Timeline {
             live: Vec::new(),
             engine_free: [0; NUM_ENGINES],
             clears: Vec::new(),
+            last_fifo_wait: 0,
         }
     }
 
@@ -266,6 +272,7 @@ impl Timeline {
             None => accepted + 1,
             Some(e) => self.first_cycle_with_room(e, accepted + 1),
         };
+        self.last_fifo_wait = latch - (accepted + 1);
         self.clock = latch + 2; // response in latch + 1, next access after it
         latch
     }
@@ -304,9 +311,21 @@ impl Timeline {
             code: item.code,
             footprint: item.footprint,
             memset_target,
+            fifo_wait: std::mem::take(&mut self.last_fifo_wait),
         });
         self.live.push(self.records.len() - 1);
         prediction
+    }
+
+    /// Cycles the latch of `seq` waited because its engine's FIFO was full
+    /// (back-pressure: `L - (t + 1)` in docs/timing.md, 0 when the word was
+    /// taken at once); `None` for a sequence number not latched since reset.
+    pub fn fifo_wait(&self, seq: u32) -> Option<u64> {
+        self.records
+            .iter()
+            .rev()
+            .find(|r| r.seq == seq)
+            .map(|r| r.fifo_wait)
     }
 
     /// The first cycle >= `from` in which engine `e`'s FIFO is not full:

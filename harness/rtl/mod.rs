@@ -6,6 +6,7 @@
 //! cycle-by-cycle handshakes. Everything the observation ports report is
 //! turned into [`Event`]s tagged with the cycle in which it happened.
 
+pub mod coverage;
 mod ffi;
 pub mod host_port;
 pub mod weight_port;
@@ -671,6 +672,10 @@ impl NpuModel for RtlModel {
             )),
             None => Err("no waveform window was armed".into()),
         }
+    }
+
+    fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String> {
+        self.write_coverage_file(path)
     }
 
     fn set_io_stalls(&mut self, seed: Option<u64>) {

@@ -10,6 +10,11 @@
 #if VM_TRACE_FST
 #include "verilated_fst_c.h"
 #endif
+#if VM_COVERAGE
+#include <cstdio>
+
+#include "verilated_cov.h"
+#endif
 
 #define PCCX_CAT2(a, b) a##b
 #define PCCX_CAT(a, b) PCCX_CAT2(a, b)
@@ -219,6 +224,21 @@ void trace_close(void *sim) {
 #endif
 }
 
+int coverage_write(void *sim, const char *path) {
+#if VM_COVERAGE
+  // Verilator aborts the process on a file it cannot open: try it first.
+  std::FILE *probe = std::fopen(path, "w");
+  if (!probe) return -2;
+  std::fclose(probe);
+  static_cast<Sim *>(sim)->context->coveragep()->write(path);
+  return 0;
+#else
+  (void)sim;
+  (void)path;
+  return -1;
+#endif
+}
+
 int l2_read(void *sim, uint32_t addr, uint32_t n, uint64_t *out) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
@@ -246,6 +266,7 @@ uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max;
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
+    coverage_write,
 };
 
 }  // namespace

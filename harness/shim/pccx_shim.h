@@ -111,6 +111,11 @@ typedef struct pccx_sim_ops {
    * the file cannot be written. Every tick dumps while it is open. */
   int (*trace_open)(void *sim, const char *path);
   void (*trace_close)(void *sim);
+  /* Code coverage (a model Verilated with --coverage-line/-toggle, built
+   * with PCCX_COVERAGE=1): writes the counters since create to `path` in
+   * Verilator's coverage.dat format. Returns 0, -1 if the model has no
+   * coverage, -2 if the file cannot be written. */
+  int (*coverage_write)(void *sim, const char *path);
 } pccx_sim_ops;
 
 #ifdef __cplusplus

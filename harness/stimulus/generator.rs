@@ -729,7 +729,9 @@ impl Generator<'_> {
     /// matching shapes, or a new shape, with the MEMSETs that write it
     /// emitted first (when the program has room for them).
     fn mat_entries(&mut self, gemv: bool, chain: Option<MatOut>) -> (u8, u8) {
-        if chain.is_none() && self.rng.percent(40) {
+        // In a burst always, when there is a pair: no MEMSETs between the
+        // instructions, so that the engine's FIFO fills.
+        if chain.is_none() && (self.burst_left > 0 || self.rng.percent(40)) {
             let pairs: Vec<(u8, u8)> = self
                 .live
                 .iter()

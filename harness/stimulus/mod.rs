@@ -40,14 +40,17 @@ impl OpWeights {
     };
 
     /// The default mix: the slice-1 kinds plus GEMV and GEMM (which also
-    /// bring their own MEMSETs). CVO, still a placeholder, comes only with
-    /// the softmax/RMSNorm prefixes of GEMVs (`GenOptions::mat_prefix_pct`).
+    /// bring their own MEMSETs), and a few CVOs with random fields (still a
+    /// placeholder that retires UNIMPLEMENTED, but every function, flag and
+    /// `async` must be issued for the coverage bins, docs/coverage.md);
+    /// more CVOs come with the softmax/RMSNorm prefixes of GEMVs
+    /// (`GenOptions::mat_prefix_pct`).
     pub const DEFAULT: OpWeights = OpWeights {
         memset: 25,
         memcpy: 75,
         gemv: 20,
         gemm: 20,
-        cvo: 0,
+        cvo: 12,
     };
 }
 

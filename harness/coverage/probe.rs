@@ -1,0 +1,444 @@
+//! [`Probe`]: the golden reference with a coverage sampler around it.
+//!
+//! The golden model executes an instruction completely inside the write to
+//! 0x04, so the probe sees, at that moment, the tables as the instruction
+//! found them (its footprint, its SHAPE reason), and right after it the
+//! instruction's events: latch and retire cycles (timing model), error
+//! code, writes. It passes every event on unchanged, so the scoreboard sees
+//! exactly what the bare reference would report.
+
+use super::{
+    barrier_waits_bin, behind_barrier_bin, cvo_bin, hazard_bin, mat_flags_bin, memcpy_bin,
+    shape_bin, Coverage, Group, DIRECTIONS, ENGINES,
+};
+use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_L1_WORDS};
+use pccx_golden::footprint::{footprint, Footprint, Range};
+use pccx_golden::golden::Golden;
+use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute, Memcpy};
+use pccx_golden::model::{
+    reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
+};
+use pccx_golden::streams::WeightSource;
+use pccx_golden::tables::{memcpy_words, Tables};
+
+/// An older legal instruction that may still be in flight.
+struct Flight {
+    retire: u64,
+    footprint: Footprint,
+    op: &'static str,
+}
+
+/// The golden reference, sampling functional coverage of everything it
+/// runs. Use it as the campaign's reference; read [`Probe::coverage`]
+/// afterwards.
+pub struct Probe {
+    inner: Golden,
+    coverage: Coverage,
+    instr_lo: u32,
+    in_flight: Vec<Flight>,
+    /// Events taken from the inner model while sampling, not yet handed on.
+    events: Vec<Event>,
+}
+
+impl Probe {
+    pub fn new(inner: Golden) -> Probe {
+        Probe {
+            inner,
+            coverage: Coverage::new(),
+            instr_lo: 0,
+            in_flight: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Everything sampled since the probe was made.
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+
+    pub fn into_coverage(self) -> Coverage {
+        self.coverage
+    }
+
+    fn sample(&mut self, word: u64, tables: &Tables, events: &[Event]) {
+        let c = &mut self.coverage;
+        c.instructions += 1;
+        let (mut seq, mut latch, mut retire, mut err) = (None, None, None, None);
+        let (mut l2_writes, mut host_writes) = (0u64, 0u64);
+        for e in events {
+            match *e {
+                Event::Latch { seq: s, cycle, .. } => {
+                    seq = Some(s);
+                    latch = cycle;
+                }
+                Event::Retire {
+                    err: code, cycle, ..
+                } => {
+                    err = Some(code);
+                    retire = cycle;
+                }
+                Event::L2Write { .. } => l2_writes += 1,
+                Event::HostWrite { .. } => host_writes += 1,
+                _ => {}
+            }
+        }
+        let Some(code) = err.and_then(ErrorCode::from_bits) else {
+            return;
+        };
+        let instr = match isa::decode(word) {
+            Decoded::Illegal { reason, .. } => {
+                c.hit(Group::Errors, illegal_bin(reason));
+                return;
+            }
+            Decoded::Legal(instr) => instr,
+        };
+        let l2_words = u64::from(self.inner.l2_words());
+        sample_instr(c, &instr, tables, code, l2_words, l2_writes, host_writes);
+
+        let (Some(seq), Some(latch), Some(retire)) = (seq, latch, retire) else {
+            c.untimed += 1;
+            return;
+        };
+        let fp = footprint(&instr, tables);
+        let op = op_name(&instr);
+        // In flight at the latch edge: retiring after the latch cycle
+        // (docs/timing.md). Latch cycles only grow, so the rest never
+        // matters again.
+        self.in_flight.retain(|f| f.retire > latch);
+        if fp.barrier && !self.in_flight.is_empty() {
+            c.hit(Group::Hazards, &barrier_waits_bin(op));
+        }
+        for older in &self.in_flight {
+            if older.footprint.barrier {
+                c.hit(Group::Hazards, &behind_barrier_bin(older.op));
+            }
+            for (kind, resource) in hazards(&older.footprint, &fp) {
+                c.hit(Group::Hazards, &hazard_bin(kind, resource));
+            }
+        }
+        self.in_flight.push(Flight {
+            retire,
+            footprint: fp,
+            op,
+        });
+        let waited = self.inner.timeline().and_then(|t| t.fifo_wait(seq));
+        if waited.is_some_and(|w| w > 0) {
+            c.hit(Group::FifoFull, ENGINES[usize::from(instr.opcode().bits())]);
+        }
+    }
+}
+
+fn op_name(instr: &Instr) -> &'static str {
+    match instr {
+        Instr::Gemv(_) => "gemv",
+        Instr::Gemm(_) => "gemm",
+        Instr::Memcpy(_) => "memcpy",
+        Instr::Memset(_) => "memset",
+        Instr::Cvo(_) => "cvo",
+    }
+}
+
+fn illegal_bin(reason: IllegalReason) -> &'static str {
+    match reason {
+        IllegalReason::Opcode(_) => "ILLEGAL_OPCODE",
+        IllegalReason::CvoFunc(_) => "ILLEGAL_FUNC cvo",
+        IllegalReason::DestCache(_) => "ILLEGAL_DEST_CACHE memset",
+        IllegalReason::Direction => "ILLEGAL_DIRECTION memcpy",
+    }
+}
+
+fn direction(m: &Memcpy) -> (MemRoute, &'static str) {
+    let route = m.route();
+    let name = match route {
+        MemRoute::HostToL2 => DIRECTIONS[0],
+        MemRoute::L2ToHost => DIRECTIONS[1],
+        MemRoute::L2ToL2 => DIRECTIONS[2],
+    };
+    (route, name)
+}
+
+/// The flag, route and error bins of one legal instruction that retired
+/// with `code`, from the tables it found.
+fn sample_instr(
+    c: &mut Coverage,
+    instr: &Instr,
+    tables: &Tables,
+    code: ErrorCode,
+    l2_words: u64,
+    l2_writes: u64,
+    host_writes: u64,
+) {
+    let ok = code == ErrorCode::Ok;
+    match instr {
+        Instr::Gemv(m) | Instr::Gemm(m) => {
+            let gemv = matches!(instr, Instr::Gemv(_));
+            let op = if gemv { "gemv" } else { "gemm" };
+            match code {
+                ErrorCode::Ok => {
+                    c.hit(
+                        Group::Flags,
+                        &mat_flags_bin(op, m.findemax(), m.accm(), m.w_scale()),
+                    );
+                    let (fill, result) = if gemv {
+                        ("0x13 l2->l1 (gemv fill)", "0x31 gemv->l2 (result)")
+                    } else {
+                        ("0x12 l2->l1 (gemm fill)", "0x21 gemm->l2 (result)")
+                    };
+                    c.hit(Group::Routes, fill);
+                    if l2_writes > 0 {
+                        c.hit(Group::Routes, result);
+                    }
+                    c.hit(Group::Errors, &format!("OK {op}"));
+                }
+                ErrorCode::Shape => {
+                    c.hit(Group::Errors, &shape_bin(op, shape_reason(gemv, m, tables)))
+                }
+                ErrorCode::L2Range => {
+                    let engine = if gemv {
+                        MatEngine::Gemv
+                    } else {
+                        MatEngine::Gemm
+                    };
+                    // A range error means the shape passed.
+                    if let Ok(shape) = check_shape(engine, m, tables) {
+                        let src_end = u64::from(m.src_addr) + shape.act_words();
+                        let which = if src_end > l2_words { "src" } else { "dest" };
+                        c.hit(Group::Errors, &format!("L2_RANGE {op} {which}"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Instr::Memcpy(m) => {
+            let (route, dir) = direction(m);
+            match code {
+                ErrorCode::Ok => {
+                    c.hit(Group::Flags, &memcpy_bin(dir, m.async_));
+                    c.hit(Group::Errors, "OK memcpy");
+                    let moved = match route {
+                        MemRoute::HostToL2 => (l2_writes > 0).then_some("0x01 host->l2 (memcpy)"),
+                        MemRoute::L2ToHost => (host_writes > 0).then_some("0x10 l2->host (memcpy)"),
+                        MemRoute::L2ToL2 => (l2_writes > 0).then_some("l2->l2 (memcpy)"),
+                    };
+                    if let Some(name) = moved {
+                        c.hit(Group::Routes, name);
+                    }
+                }
+                ErrorCode::L2Range | ErrorCode::HostRange => {
+                    let len = memcpy_words(tables.get(ShapeTable::Fmap, m.shape_ptr_addr));
+                    let src_size = match route {
+                        MemRoute::HostToL2 => u64::from(HOST_WORDS),
+                        _ => l2_words,
+                    };
+                    let src_bad = u64::from(m.src_addr) + len > src_size;
+                    let which = if src_bad { "src" } else { "dest" };
+                    c.hit(
+                        Group::Errors,
+                        &format!("{} memcpy {dir} {which}", code.name()),
+                    );
+                }
+                _ => {}
+            }
+        }
+        Instr::Memset(m) => {
+            if ok {
+                let name = match m.dest_cache {
+                    ShapeTable::Fmap => "memset fmap",
+                    ShapeTable::Weight => "memset weight",
+                };
+                c.hit(Group::Flags, name);
+                c.hit(Group::Errors, "OK memset");
+            }
+        }
+        Instr::Cvo(v) => {
+            // The placeholder retires UNIMPLEMENTED; once the engine lands
+            // an OK retire counts the same.
+            if matches!(code, ErrorCode::Unimplemented | ErrorCode::Ok) {
+                let f = v.func;
+                c.hit(
+                    Group::Flags,
+                    &cvo_bin(f, if v.async_ { "async" } else { "sync" }),
+                );
+                if v.sub_emax() {
+                    c.hit(Group::Flags, &cvo_bin(f, "sub_emax"));
+                }
+                if v.accm() {
+                    c.hit(Group::Flags, &cvo_bin(f, "accm"));
+                }
+                if f == CvoFunc::Scale && v.recip_scale() {
+                    c.hit(Group::Flags, &cvo_bin(f, "recip_scale"));
+                }
+            }
+            if code == ErrorCode::Unimplemented {
+                c.hit(Group::Errors, "UNIMPLEMENTED cvo");
+            }
+        }
+    }
+}
+
+/// Which check of SHAPE failed, in the order of `super::SHAPE_REASONS`.
+fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> &'static str {
+    let f: ShapeEntry = tables.get(ShapeTable::Fmap, op.shape_ptr_addr);
+    let w: ShapeEntry = tables.get(ShapeTable::Weight, op.size_ptr_addr);
+    let (m, k, k2, n) = (
+        u64::from(f.a),
+        u64::from(f.b),
+        u64::from(w.a),
+        u64::from(w.b),
+    );
+    if m == 0 || k == 0 || k2 == 0 || n == 0 {
+        "zero-dim"
+    } else if k != k2 {
+        "k-mismatch"
+    } else if gemv && m != 1 {
+        "m!=1"
+    } else if m * k.div_ceil(16) > MAT_L1_WORDS {
+        "over-l1"
+    } else {
+        "over-acc"
+    }
+}
+
+fn overlap(a: &Option<Range>, b: &Option<Range>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.overlaps(b))
+}
+
+/// The (kind, resource) hazards of `younger` on `older` (docs/semantics.md
+/// section 8): RAW, the older writes what the younger reads; WAR, the
+/// older reads what the younger writes; WAW, both write it.
+pub(crate) fn hazards(older: &Footprint, younger: &Footprint) -> Vec<(&'static str, &'static str)> {
+    let (o, y) = (older, younger);
+    let in_reads = |entry: &Option<(ShapeTable, u8)>, reads: &[(ShapeTable, u8)]| {
+        entry.is_some_and(|e| reads.contains(&e))
+    };
+    let found = [
+        ("RAW", "l2", overlap(&o.l2_write, &y.l2_read)),
+        ("WAR", "l2", overlap(&o.l2_read, &y.l2_write)),
+        ("WAW", "l2", overlap(&o.l2_write, &y.l2_write)),
+        ("RAW", "host", overlap(&o.host_write, &y.host_read)),
+        ("WAR", "host", overlap(&o.host_read, &y.host_write)),
+        ("WAW", "host", overlap(&o.host_write, &y.host_write)),
+        ("RAW", "table", in_reads(&o.table_write, &y.table_reads)),
+        ("WAR", "table", in_reads(&y.table_write, &o.table_reads)),
+        (
+            "WAW",
+            "table",
+            o.table_write.is_some() && o.table_write == y.table_write,
+        ),
+        ("RAW", "e_max", o.emax_write && y.emax_read),
+        ("WAR", "e_max", o.emax_read && y.emax_write),
+        ("WAW", "e_max", o.emax_write && y.emax_write),
+    ];
+    found
+        .into_iter()
+        .filter(|f| f.2)
+        .map(|(k, r, _)| (k, r))
+        .collect()
+}
+
+impl NpuModel for Probe {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn reset(&mut self) -> Result<(), ModelError> {
+        self.inner.reset()?;
+        self.coverage.cases += 1;
+        self.instr_lo = 0;
+        self.in_flight.clear();
+        self.events.clear();
+        Ok(())
+    }
+
+    fn l2_words(&self) -> u32 {
+        self.inner.l2_words()
+    }
+
+    fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
+        self.inner.write_l2(addr, data)
+    }
+
+    fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
+        self.inner.read_l2(addr, out)
+    }
+
+    fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
+        self.inner.write_host(addr, data)
+    }
+
+    fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
+        self.inner.read_host(addr, out)
+    }
+
+    fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError> {
+        self.inner.shape_entry(table, index)
+    }
+
+    fn set_shape_entry(
+        &mut self,
+        table: ShapeTable,
+        index: u8,
+        entry: ShapeEntry,
+    ) -> Result<(), ModelError> {
+        self.inner.set_shape_entry(table, index, entry)
+    }
+
+    fn e_max(&mut self) -> Result<u16, ModelError> {
+        self.inner.e_max()
+    }
+
+    fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
+        self.inner.set_e_max(value)
+    }
+
+    fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
+        if offset != reg::INSTR_HI {
+            let resp = self.inner.reg_write(offset, value)?;
+            if offset == reg::INSTR_LO {
+                self.instr_lo = value;
+            }
+            return Ok(resp);
+        }
+        let word = u64::from(value) << 32 | u64::from(self.instr_lo);
+        let tables = self.inner.tables().clone();
+        let resp = self.inner.reg_write(offset, value)?;
+        let events = self.inner.take_events();
+        self.sample(word, &tables, &events);
+        self.events.extend(events);
+        Ok(resp)
+    }
+
+    fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
+        self.inner.reg_read(offset)
+    }
+
+    fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
+        self.inner.idle(cycles)
+    }
+
+    fn drain(&mut self) -> Result<(), ModelError> {
+        self.inner.drain()
+    }
+
+    fn take_events(&mut self) -> Vec<Event> {
+        let mut events = std::mem::take(&mut self.events);
+        events.extend(self.inner.take_events());
+        events
+    }
+
+    fn set_io_stalls(&mut self, seed: Option<u64>) {
+        self.inner.set_io_stalls(seed)
+    }
+
+    fn set_weight_source(&mut self, source: WeightSource) {
+        self.inner.set_weight_source(source)
+    }
+
+    fn weight_beats_consumed(&mut self) -> [u64; 2] {
+        self.inner.weight_beats_consumed()
+    }
+
+    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+        self.inner.status_timeline()
+    }
+}

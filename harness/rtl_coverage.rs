@@ -1,0 +1,236 @@
+//! RTL code coverage on the campaign CLI (`--rtl-coverage FILE`): opening
+//! the DUT from the coverage build, and summarising the coverage file it
+//! writes (docs/coverage.md).
+
+use crate::repro::Setup;
+use pccx_golden::model::NpuModel;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Whether `--rtl-coverage` can run with this setup; the error says why
+/// not and how to build what is missing.
+pub fn check_available(setup: &Setup) -> Result<(), String> {
+    if setup.dut != "rtl" {
+        return Err(format!(
+            "--rtl-coverage measures the RTL, but the DUT is `{}`: use --dut rtl",
+            setup.dut
+        ));
+    }
+    check_build(setup)
+}
+
+#[cfg(not(pccx_no_rtl))]
+fn check_build(setup: &Setup) -> Result<(), String> {
+    crate::rtl::coverage::check_coverage_build(&setup.config)
+        .map_err(|e| format!("--rtl-coverage: {e}"))
+}
+
+#[cfg(pccx_no_rtl)]
+fn check_build(_: &Setup) -> Result<(), String> {
+    Err(
+        "--rtl-coverage: this pccx-cosim was built with PCCX_NO_RTL=1 and has no RTL; \
+         rebuild with `PCCX_COVERAGE=1 PCCX_CONFIGS=tiny cargo build --release`"
+            .into(),
+    )
+}
+
+/// The DUT of `setup`, from the coverage build, with its fault around it.
+#[cfg(not(pccx_no_rtl))]
+pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
+    use crate::faults::Faulty;
+    use crate::rtl::{HostTiming, RtlModel};
+    check_available(setup)?;
+    let dut: Box<dyn NpuModel> = Box::new(RtlModel::open_coverage(
+        setup.config,
+        HostTiming::default(),
+    )?);
+    Ok(match setup.fault {
+        Some(fault) => Box::new(Faulty::boxed(dut, fault)),
+        None => dut,
+    })
+}
+
+#[cfg(pccx_no_rtl)]
+pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
+    check_available(setup)?;
+    Err("this pccx-cosim has no RTL".into())
+}
+
+/// Hit and total coverage points of one kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Points {
+    pub hit: u64,
+    pub total: u64,
+}
+
+impl Points {
+    fn add(&mut self, count: u64) {
+        self.total += 1;
+        if count > 0 {
+            self.hit += 1;
+        }
+    }
+
+    pub fn percent(&self) -> f64 {
+        if self.total == 0 {
+            100.0
+        } else {
+            100.0 * self.hit as f64 / self.total as f64
+        }
+    }
+}
+
+/// What a Verilator coverage file holds, per kind of point (`line`,
+/// `toggle`, ...) and per module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RtlCoverage {
+    pub by_kind: BTreeMap<String, Points>,
+    /// (module, kind) -> points.
+    pub by_module: BTreeMap<(String, String), Points>,
+}
+
+impl RtlCoverage {
+    pub fn kind(&self, kind: &str) -> Points {
+        self.by_kind.get(kind).copied().unwrap_or_default()
+    }
+}
+
+/// Reads a coverage file (`# SystemC::Coverage-3`, one `C '<keys>' count`
+/// line per point; keys and values separated by the control characters
+/// 0x01 and 0x02). The point's kind is the `page` key's prefix
+/// (`v_line/pccx_l2` is a line point of module pccx_l2).
+pub fn read(path: &Path) -> Result<RtlCoverage, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn parse(text: &str) -> Result<RtlCoverage, String> {
+    let mut cov = RtlCoverage::default();
+    let mut lines = text.lines();
+    match lines.next() {
+        Some(first) if first.starts_with("# SystemC::Coverage") => {}
+        _ => return Err("not a Verilator coverage file (no `# SystemC::Coverage` header)".into()),
+    }
+    for (n, line) in lines.enumerate() {
+        let line = line.trim_end();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("line {}: expected `C '<keys>' <count>`", n + 2);
+        let rest = line.strip_prefix("C '").ok_or_else(bad)?;
+        let (keys, count) = rest.rsplit_once("' ").ok_or_else(bad)?;
+        let count: u64 = count.trim().parse().map_err(|_| bad())?;
+        let mut page = None;
+        for pair in keys.split('\u{1}').filter(|p| !p.is_empty()) {
+            if let Some(("page", value)) = pair.split_once('\u{2}') {
+                page = Some(value);
+            }
+        }
+        let page = page.ok_or_else(|| format!("line {}: a point without a `page` key", n + 2))?;
+        let (kind, module) = page.split_once('/').unwrap_or((page, ""));
+        let kind = kind.strip_prefix("v_").unwrap_or(kind).to_string();
+        cov.by_kind.entry(kind.clone()).or_default().add(count);
+        cov.by_module
+            .entry((module.to_string(), kind))
+            .or_default()
+            .add(count);
+    }
+    Ok(cov)
+}
+
+impl RtlCoverage {
+    /// The summary the campaign prints: each kind's points hit of total,
+    /// then per module, then how to look at it line by line.
+    pub fn text(&self, path: &Path) -> String {
+        use std::fmt::Write as _;
+        let kinds: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|(k, p)| format!("{k} points {}/{} ({:.1}%)", p.hit, p.total, p.percent()))
+            .collect();
+        let mut s = format!(
+            "RTL coverage ({}): {}",
+            path.display(),
+            if kinds.is_empty() {
+                "no coverage points".to_string()
+            } else {
+                kinds.join(", ")
+            }
+        );
+        let modules: std::collections::BTreeSet<&String> =
+            self.by_module.keys().map(|(m, _)| m).collect();
+        let width = modules.iter().map(|m| m.len()).max().unwrap_or(0);
+        for module in modules {
+            let per: Vec<String> = self
+                .by_kind
+                .keys()
+                .filter_map(|k| {
+                    self.by_module
+                        .get(&(module.clone(), k.clone()))
+                        .map(|p| format!("{k} {}/{} ({:.1}%)", p.hit, p.total, p.percent()))
+                })
+                .collect();
+            let _ = write!(s, "\n  {module:<width$}  {}", per.join(", "));
+        }
+        let p = path.display();
+        let _ = write!(
+            s,
+            "\n  source annotated per line: verilator_coverage --annotate cov-annotated {p}\
+             \n  for lcov viewers: verilator_coverage --write-info cov.info {p} && \
+             genhtml cov.info -o cov-html"
+        );
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(page: &str, line: u32, count: u64) -> String {
+        format!("C '\u{1}f\u{2}a.sv\u{1}l\u{2}{line}\u{1}page\u{2}{page}\u{1}o\u{2}x' {count}\n")
+    }
+
+    #[test]
+    fn points_are_counted_per_kind_and_module() {
+        let text = format!(
+            "# SystemC::Coverage-3\n{}{}{}{}",
+            point("v_line/pccx_l2", 1, 0),
+            point("v_line/pccx_l2", 2, 7),
+            point("v_toggle/pccx_top", 3, 1),
+            point("v_branch/pccx_top", 4, 0),
+        );
+        let c = parse(&text).unwrap();
+        assert_eq!(c.kind("line"), Points { hit: 1, total: 2 });
+        assert_eq!(c.kind("toggle"), Points { hit: 1, total: 1 });
+        assert_eq!(c.kind("branch"), Points { hit: 0, total: 1 });
+        assert_eq!(c.kind("user"), Points::default());
+        assert_eq!(
+            c.by_module[&("pccx_l2".to_string(), "line".to_string())],
+            Points { hit: 1, total: 2 }
+        );
+        let s = c.text(Path::new("cov.dat"));
+        assert!(
+            s.starts_with(
+                "RTL coverage (cov.dat): branch points 0/1 (0.0%), line points 1/2 (50.0%)"
+            ),
+            "{s}"
+        );
+        assert!(s.contains("\n  pccx_l2   line 1/2 (50.0%)"), "{s}");
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        assert!(parse("C 'x' 1\n")
+            .unwrap_err()
+            .contains("not a Verilator coverage file"));
+        let e = parse("# SystemC::Coverage-3\nC 'page\u{2}v_line/a' many\n").unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        let e = parse("# SystemC::Coverage-3\nC '\u{1}f\u{2}a.sv' 3\n").unwrap_err();
+        assert!(e.contains("without a `page`"), "{e}");
+        assert!(read(Path::new("/nonexistent/cov.dat"))
+            .unwrap_err()
+            .contains("cannot read"));
+    }
+}
