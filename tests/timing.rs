@@ -182,7 +182,7 @@ fn timing_faults_fire_their_checks() {
         with_fault(
             "tiny",
             Fault::RetireCycle {
-                nth: 20,
+                nth: 21,
                 delta: -100_000
             },
             TimingMode::Order
