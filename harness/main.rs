@@ -188,6 +188,22 @@ enum Command {
         #[arg(long)]
         require_all_killed: bool,
     },
+    /// (Internal: one mutant's campaign, in a child process of `mutate`.)
+    #[command(hide = true)]
+    MutateRun {
+        #[arg(long)]
+        so: PathBuf,
+        #[arg(long, value_parser = PossibleValuesParser::new(config::names()))]
+        config: String,
+        #[arg(long)]
+        seeds: u64,
+        #[arg(long)]
+        first_seed: u64,
+        #[arg(long)]
+        instrs: usize,
+        #[arg(long)]
+        budget: u64,
+    },
     /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
     /// reference and DUT now agree, 2 if the file is malformed.
     Replay {
@@ -242,6 +258,14 @@ fn main() -> ExitCode {
             ..
         }) => bench_busy(seed, repeat, &config, &engine),
         Some(Command::Replay { min, file }) => replay(&file, min),
+        Some(Command::MutateRun {
+            so,
+            config,
+            seeds,
+            first_seed,
+            instrs,
+            budget,
+        }) => mutate_run(&so, &config, seeds, first_seed, instrs, budget),
         Some(Command::Mutate {
             sample,
             sample_seed,
@@ -596,6 +620,36 @@ struct MutateArgs {
 }
 
 #[cfg(pccx_no_rtl)]
+fn mutate_run(_: &Path, _: &str, _: u64, _: u64, _: usize, _: u64) -> Result<ExitCode, Failure> {
+    Err(Failure::Message("built with PCCX_NO_RTL=1".into()))
+}
+
+#[cfg(not(pccx_no_rtl))]
+fn mutate_run(
+    so: &Path,
+    config: &str,
+    seeds: u64,
+    first_seed: u64,
+    instrs: usize,
+    budget: u64,
+) -> Result<ExitCode, Failure> {
+    use pccx_cosim::mutate::{self, build, MutateOptions};
+    let model = build::load(so).map_err(Failure::Message)?;
+    let options = MutateOptions {
+        config: hw_config(config),
+        seeds,
+        first_seed,
+        instrs,
+        budget: std::time::Duration::from_secs(budget),
+        work_dir: PathBuf::new(),
+        root: PathBuf::new(),
+    };
+    let verdict = mutate::campaign(&options, &model);
+    say!("{}", mutate::verdict_json(&verdict));
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(pccx_no_rtl)]
 fn mutate(_: MutateArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Message(
         "this pccx-cosim was built with PCCX_NO_RTL=1; mutation testing needs the RTL".into(),
@@ -659,6 +713,7 @@ fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         root: root.clone(),
     };
     let builder = Builder::new(&root, &a.work, options.config).map_err(Failure::Message)?;
+    let exe = std::env::current_exe().map_err(|e| Failure::Message(e.to_string()))?;
     let total = chosen.len();
     let queue = std::sync::Mutex::new(std::mem::take(&mut chosen).into_iter().enumerate());
     let results = std::sync::Mutex::new(Vec::new());
@@ -667,7 +722,7 @@ fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
             scope.spawn(|| loop {
                 let next = queue.lock().unwrap().next();
                 let Some((n, m)) = next else { break };
-                let mut r = mutate::run_mutant(&options, &builder, &m);
+                let mut r = mutate::run_mutant(&options, &builder, &m, &exe);
                 r.equivalent = equivalent.get(&m.id()).cloned();
                 let extra = match &r.verdict {
                     Verdict::Killed {

@@ -104,9 +104,9 @@ impl Builder {
         })
     }
 
-    /// Builds and loads `mutant`; on failure, the stage and the tool's
-    /// message.
-    pub fn build(&self, mutant: &Mutant) -> Result<MutantModel, (&'static str, String)> {
+    /// Builds `mutant` into a shared object; on failure, the stage and the
+    /// tool's message.
+    pub fn build(&self, mutant: &Mutant) -> Result<PathBuf, (&'static str, String)> {
         let n = self
             .counter
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -186,7 +186,7 @@ impl Builder {
             "g++",
         )
         .map_err(|e| ("c++", e))?;
-        load(&so).map_err(|e| ("load", e))
+        Ok(so)
     }
 }
 
@@ -207,7 +207,8 @@ fn cxx_flags(include: &Path, opt: &str) -> Vec<String> {
     ]
 }
 
-fn load(so: &Path) -> Result<MutantModel, String> {
+/// Loads a mutant's shared object into this process.
+pub fn load(so: &Path) -> Result<MutantModel, String> {
     let path = CString::new(so.to_string_lossy().as_bytes().to_vec()).map_err(|e| e.to_string())?;
     // SAFETY: plain dlopen/dlsym of a library we just built; the symbol is
     // the shim's `const pccx_sim_ops *pccx_sim_ops_mutant(void)`.

@@ -145,8 +145,9 @@ pub fn by_id<'a>(sites: &'a [Mutant], id: &str) -> Option<&'a Mutant> {
     sites.iter().find(|m| m.id() == id)
 }
 
-/// Runs a campaign on the loaded mutant model `ops` until it is killed.
-fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict {
+/// Runs a campaign on the loaded mutant model until it is killed (this runs
+/// in the child process `pccx-cosim mutate-run`).
+pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict {
     let gen = GenOptions::for_config(&options.config, options.instrs);
     let begin = Instant::now();
     let mut dut = match RtlModel::open_with_ops(options.config, model.ops(), HostTiming::default())
@@ -203,24 +204,146 @@ fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict {
     }
 }
 
-/// Builds and runs one mutant.
+/// Builds one mutant and runs its campaign in a child process
+/// (`exe mutate-run`): a mutant can make the simulation abort (Verilator
+/// stops the process when combinational logic does not settle) or crash,
+/// and that must end this mutant, not the whole run. A child that dies
+/// without a verdict has been caught: the simulation failed loudly.
 pub fn run_mutant(
     options: &MutateOptions,
     builder: &build::Builder,
     mutant: &Mutant,
+    exe: &Path,
 ) -> MutantResult {
     let begin = Instant::now();
     let built = builder.build(mutant);
     let build_seconds = begin.elapsed().as_secs_f64();
     let verdict = match built {
         Err((stage, message)) => Verdict::NotCompiling { stage, message },
-        Ok(model) => campaign(options, &model),
+        Ok(so) => run_child(options, &so, exe),
     };
     MutantResult {
         mutant: mutant.clone(),
         verdict,
         equivalent: None,
         build_seconds,
+    }
+}
+
+fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
+    let begin = Instant::now();
+    let child = std::process::Command::new(exe)
+        .arg("mutate-run")
+        .arg("--so")
+        .arg(so)
+        .args(["--config", options.config.name])
+        .args(["--seeds", &options.seeds.to_string()])
+        .args(["--first-seed", &options.first_seed.to_string()])
+        .args(["--instrs", &options.instrs.to_string()])
+        .args(["--budget", &options.budget.as_secs().to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return Verdict::NotCompiling {
+                stage: "run",
+                message: format!("cannot start {}: {e}", exe.display()),
+            }
+        }
+    };
+    // The child keeps its own budget; this is the backstop for a hang
+    // outside the watchdog's reach.
+    let hard_limit = options.budget + Duration::from_secs(60);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if begin.elapsed() > hard_limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Verdict::TimedOut {
+                    seeds: 0,
+                    seconds: begin.elapsed().as_secs_f64(),
+                };
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break,
+        }
+    }
+    let out = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => {
+            return Verdict::NotCompiling {
+                stage: "run",
+                message: e.to_string(),
+            }
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if let Some(v) = stdout.lines().rev().find_map(parse_verdict) {
+        return v;
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let why = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message")
+        .trim()
+        .to_string();
+    Verdict::Killed {
+        seed: options.first_seed,
+        instructions: 0,
+        seconds: begin.elapsed().as_secs_f64(),
+        by: format!("simulation abort ({}: {why})", out.status),
+    }
+}
+
+/// The verdict line `mutate-run` prints, as [`verdict_json`] wrote it.
+fn parse_verdict(line: &str) -> Option<Verdict> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let f = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let u = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(match v.get("verdict")?.as_str()? {
+        "killed" => Verdict::Killed {
+            seed: u("seed"),
+            instructions: u("instructions"),
+            seconds: f("seconds"),
+            by: v.get("by")?.as_str()?.to_string(),
+        },
+        "survived" => Verdict::Survived {
+            seeds: u("seeds"),
+            instructions: u("instructions"),
+        },
+        "timed out" => Verdict::TimedOut {
+            seeds: u("seeds"),
+            seconds: f("seconds"),
+        },
+        _ => return None,
+    })
+}
+
+/// One verdict as a JSON object (the child's output and the report's).
+pub fn verdict_json(verdict: &Verdict) -> Value {
+    match verdict {
+        Verdict::Killed {
+            seed,
+            instructions,
+            seconds,
+            by,
+        } => json!({"verdict": "killed", "seed": seed, "instructions": instructions,
+                    "seconds": seconds, "by": by}),
+        Verdict::Survived {
+            seeds,
+            instructions,
+        } => json!({"verdict": "survived", "seeds": seeds, "instructions": instructions}),
+        Verdict::TimedOut { seeds, seconds } => {
+            json!({"verdict": "timed out", "seeds": seeds, "seconds": seconds})
+        }
+        Verdict::NotCompiling { stage, message } => {
+            json!({"verdict": "not compiling", "stage": stage,
+                   "message": message.lines().take(6).collect::<Vec<_>>().join("\n")})
+        }
     }
 }
 
@@ -299,31 +422,11 @@ impl MutateSummary {
 }
 
 pub fn result_json(r: &MutantResult) -> Value {
-    let verdict = match &r.verdict {
-        Verdict::Killed {
-            seed,
-            instructions,
-            seconds,
-            by,
-        } => json!({"verdict": "killed", "seed": seed, "instructions": instructions,
-                    "seconds": seconds, "by": by}),
-        Verdict::Survived {
-            seeds,
-            instructions,
-        } => json!({"verdict": "survived", "seeds": seeds, "instructions": instructions}),
-        Verdict::TimedOut { seeds, seconds } => {
-            json!({"verdict": "timed out", "seeds": seeds, "seconds": seconds})
-        }
-        Verdict::NotCompiling { stage, message } => {
-            json!({"verdict": "not compiling", "stage": stage,
-                   "message": message.lines().take(6).collect::<Vec<_>>().join("\n")})
-        }
-    };
     json!({
         "id": r.mutant.id(),
         "class": r.mutant.class.name(),
         "change": r.mutant.describe(),
-        "result": verdict,
+        "result": verdict_json(&r.verdict),
         "equivalent": r.equivalent,
         "build_seconds": r.build_seconds,
     })
