@@ -25,6 +25,9 @@ pub struct WeightPort {
     next: [u64; NUM_STREAMS],
     /// Whether each stream offers a beat in the current cycle.
     offered: [bool; NUM_STREAMS],
+    /// Beat `next[s]` of each stream, once computed: it is offered every
+    /// cycle until taken, and hashing it anew each cycle is wasted work.
+    head: [Option<u128>; NUM_STREAMS],
     stall: Option<(u64, Rng)>,
     /// Beats taken per (stream, sequence number) since reset, not yet
     /// reported.
@@ -40,6 +43,7 @@ impl WeightPort {
             source: WeightSource::new(0),
             next: [0; NUM_STREAMS],
             offered: [true; NUM_STREAMS],
+            head: [None; NUM_STREAMS],
             stall: None,
             taken: HashMap::new(),
             starved: [0; NUM_STREAMS],
@@ -48,6 +52,7 @@ impl WeightPort {
 
     pub fn set_source(&mut self, source: WeightSource) {
         self.source = source;
+        self.head = [None; NUM_STREAMS];
     }
 
     /// `Some(seed)`: stall I/O from `seed`; `None`: ideal.
@@ -58,6 +63,7 @@ impl WeightPort {
     /// Back to beat 0 of both streams, and the stall schedule's start.
     pub fn restart(&mut self) {
         self.next = [0; NUM_STREAMS];
+        self.head = [None; NUM_STREAMS];
         self.offered = [true; NUM_STREAMS];
         self.taken.clear();
         self.starved = [0; NUM_STREAMS];
@@ -74,15 +80,21 @@ impl WeightPort {
                 self.offered[stream] = rng.below(100) >= STREAM_EMPTY_PCT;
             }
         }
-        (
-            self.offered[stream],
-            self.source.beat(stream, self.next[stream]),
-        )
+        let beat = match self.head[stream] {
+            Some(beat) => beat,
+            None => {
+                let beat = self.source.beat(stream, self.next[stream]);
+                self.head[stream] = Some(beat);
+                beat
+            }
+        };
+        (self.offered[stream], beat)
     }
 
     /// A beat of `stream` moved at this edge, taken by instruction `seq`.
     pub fn taken(&mut self, stream: usize, seq: u32) {
         self.next[stream] += 1;
+        self.head[stream] = None;
         *self.taken.entry((stream, seq)).or_insert(0) += 1;
         if self.stall.is_some() {
             self.offered[stream] = false;
