@@ -19,9 +19,7 @@ use pccx_golden::model::{
 };
 
 use crate::config::HwConfig;
-use ffi::{
-    pccx_inputs, pccx_outputs, pccx_sim_ops, PCCX_NUM_ENGINES, PCCX_NUM_L2W, PCCX_NUM_RETIRE,
-};
+use ffi::{pccx_inputs, pccx_outputs, pccx_sim_ops};
 pub use host_port::{HostPort, HostTiming, StallSchedule};
 use pccx_golden::streams::WeightSource;
 pub use weight_port::WeightPort;
@@ -204,11 +202,9 @@ impl RtlModel {
         {
             self.status_changes.push((cycle, o.status));
         }
-        for e in 0..PCCX_NUM_ENGINES as usize {
-            if o.start_valid[e] != 0 {
-                self.started.insert(o.start_seq[e], cycle);
-                progress = true;
-            }
+        for e in set_bits(o.start_valid) {
+            self.started.insert(o.start_seq[e], cycle);
+            progress = true;
         }
         if o.acp_req_valid != 0 && i.acp_req_ready != 0 {
             let data = join(o.acp_req_wdata);
@@ -245,16 +241,14 @@ impl RtlModel {
             self.latched += 1;
             progress = true;
         }
-        for p in 0..PCCX_NUM_L2W as usize {
-            if o.l2w_valid[p] != 0 {
-                self.events.push(Event::L2Write {
-                    seq: o.l2w_seq[p],
-                    addr: o.l2w_addr[p],
-                    data: join(o.l2w_data[p]),
-                    mask: o.l2w_mask[p],
-                });
-                progress = true;
-            }
+        for p in set_bits(o.l2w_valid) {
+            self.events.push(Event::L2Write {
+                seq: o.l2w_seq[p],
+                addr: o.l2w_addr[p],
+                data: join(o.l2w_data[p]),
+                mask: o.l2w_mask[p],
+            });
+            progress = true;
         }
         if o.tbl_valid != 0 {
             let table = if o.tbl_entry & 0x40 != 0 {
@@ -278,26 +272,24 @@ impl RtlModel {
             progress = true;
         }
         // Retires last: an instruction's final writes share its retire cycle.
-        for p in 0..PCCX_NUM_RETIRE as usize {
-            if o.ret_valid[p] != 0 {
-                for (stream, beats) in self.weights.take_counts(o.ret_seq[p]) {
-                    self.events.push(Event::StreamRead {
-                        seq: o.ret_seq[p],
-                        stream: stream as u8,
-                        beats,
-                    });
-                }
-                self.events.push(Event::Retire {
+        for p in set_bits(o.ret_valid) {
+            for (stream, beats) in self.weights.take_counts(o.ret_seq[p]) {
+                self.events.push(Event::StreamRead {
                     seq: o.ret_seq[p],
-                    opcode: o.ret_op[p],
-                    err: o.ret_err[p],
-                    cycle: Some(cycle),
-                    start: self.started.remove(&o.ret_seq[p]),
+                    stream: stream as u8,
+                    beats,
                 });
-                self.retired += 1;
-                self.retire_log.push((o.ret_seq[p], cycle));
-                progress = true;
             }
+            self.events.push(Event::Retire {
+                seq: o.ret_seq[p],
+                opcode: o.ret_op[p],
+                err: o.ret_err[p],
+                cycle: Some(cycle),
+                start: self.started.remove(&o.ret_seq[p]),
+            });
+            self.retired += 1;
+            self.retire_log.push((o.ret_seq[p], cycle));
+            progress = true;
         }
         if progress {
             self.idle_since_progress = 0;
@@ -416,6 +408,18 @@ impl Drop for RtlModel {
             unsafe { destroy(self.sim) };
         }
     }
+}
+
+/// The indices of the set bits of a valid mask, lowest first: the ports
+/// whose payload the shim copied this cycle.
+fn set_bits(mut mask: u8) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let p = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            p
+        })
+    })
 }
 
 fn split(w: Word) -> [u64; 2] {

@@ -87,23 +87,22 @@ void reset(void *sim) {
   clock_edge(top);
 }
 
-void set_wide128(VlWide<4> &dst, const uint64_t src[2]) {
-  dst[0] = static_cast<uint32_t>(src[0]);
-  dst[1] = static_cast<uint32_t>(src[0] >> 32);
-  dst[2] = static_cast<uint32_t>(src[1]);
-  dst[3] = static_cast<uint32_t>(src[1] >> 32);
-}
+// A Verilator wide signal of 128 bits is four 32-bit words, least
+// significant first: on a little-endian host its bytes are those of two
+// uint64_t, low half first, so the copies are plain memcpy.
+static_assert(sizeof(VlWide<4>) == 2 * sizeof(uint64_t), "VlWide<4> is 128 bits");
 
-void get_wide128(const VlWide<4> &src, uint64_t dst[2]) {
-  dst[0] = static_cast<uint64_t>(src[0]) | (static_cast<uint64_t>(src[1]) << 32);
-  dst[1] = static_cast<uint64_t>(src[2]) | (static_cast<uint64_t>(src[3]) << 32);
-}
+void set_wide128(VlWide<4> &dst, const uint64_t src[2]) { std::memcpy(dst.data(), src, 16); }
 
-// Bits [lsb, lsb + width) of a Verilator wide signal, width <= 64.
-uint64_t wide_bits(const uint32_t *words, int lsb, int width) {
-  uint64_t v = 0;
-  for (int i = 0; i < width; i++) v |= static_cast<uint64_t>((words[(lsb + i) / 32] >> ((lsb + i) % 32)) & 1u) << i;
-  return v;
+void get_wide128(const VlWide<4> &src, uint64_t dst[2]) { std::memcpy(dst, src.data(), 16); }
+
+// Bits [lsb, lsb + width) of a Verilator wide signal of n_words words,
+// width <= 32.
+uint32_t wide_field(const uint32_t *words, int n_words, int lsb, int width) {
+  const int i = lsb / 32;
+  const uint64_t lo = words[i];
+  const uint64_t hi = (i + 1 < n_words) ? words[i + 1] : 0;
+  return static_cast<uint32_t>(((lo | (hi << 32)) >> (lsb % 32)) & ((uint64_t{1} << width) - 1));
 }
 
 void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
@@ -122,9 +121,8 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->acp_rsp_valid = in->acp_rsp_valid;
   set_wide128(top->acp_rsp_rdata, in->acp_rsp_rdata);
   top->ws_valid = in->ws_valid[0] | (in->ws_valid[1] << 1);
-  for (int s = 0; s < PCCX_NUM_STREAMS; s++)
-    for (int w = 0; w < 4; w++)
-      top->ws_data[4 * s + w] = static_cast<uint32_t>(in->ws_data[s][w / 2] >> (32 * (w % 2)));
+  static_assert(sizeof(top->ws_data) == sizeof(in->ws_data), "ws_data is 2 x 128 bits");
+  std::memcpy(top->ws_data.data(), in->ws_data, sizeof(in->ws_data));
   top->bd_tbl_we = in->bd_tbl_we;
   top->bd_tbl_entry = in->bd_tbl_entry;
   top->bd_tbl_value = in->bd_tbl_value;
@@ -158,22 +156,23 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->latch_valid = top->tr_latch_valid;
   out->latch_seq = top->tr_latch_seq;
   out->latch_word = top->tr_latch_word;
-  for (int e = 0; e < PCCX_NUM_ENGINES; e++) {
-    out->start_valid[e] = (top->tr_start_valid >> e) & 1;
+  out->start_valid = top->tr_start_valid;
+  for (uint32_t m = out->start_valid; m != 0; m &= m - 1) {
+    const int e = __builtin_ctz(m);
     out->start_seq[e] = top->tr_start_seq[e];
   }
-  for (int p = 0; p < PCCX_NUM_RETIRE; p++) {
-    out->ret_valid[p] = (top->tr_ret_valid >> p) & 1;
+  out->ret_valid = top->tr_ret_valid;
+  for (uint32_t m = out->ret_valid; m != 0; m &= m - 1) {
+    const int p = __builtin_ctz(m);
     out->ret_seq[p] = top->tr_ret_seq[p];
     out->ret_op[p] = (top->tr_ret_op >> (4 * p)) & 0xF;
     out->ret_err[p] = (top->tr_ret_err >> (4 * p)) & 0xF;
   }
-  for (int p = 0; p < PCCX_NUM_L2W; p++) {
-    out->l2w_valid[p] = (top->tr_l2w_valid >> p) & 1;
-    if (!out->l2w_valid[p]) continue;
-    out->l2w_addr[p] = static_cast<uint32_t>(wide_bits(top->tr_l2w_addr.data(), 17 * p, 17));
-    out->l2w_data[p][0] = wide_bits(top->tr_l2w_data.data(), 128 * p, 64);
-    out->l2w_data[p][1] = wide_bits(top->tr_l2w_data.data(), 128 * p + 64, 64);
+  out->l2w_valid = top->tr_l2w_valid;
+  for (uint32_t m = out->l2w_valid; m != 0; m &= m - 1) {
+    const int p = __builtin_ctz(m);
+    out->l2w_addr[p] = wide_field(top->tr_l2w_addr.data(), static_cast<int>(sizeof(top->tr_l2w_addr) / 4), 17 * p, 17);
+    std::memcpy(out->l2w_data[p], top->tr_l2w_data.data() + 4 * p, 16);
     out->l2w_mask[p] = (top->tr_l2w_mask >> (8 * p)) & 0xFF;
     out->l2w_seq[p] = top->tr_l2w_seq[p];
   }

@@ -6,6 +6,11 @@
  * by build.rs exports one `pccx_sim_ops` table, reached through
  * `pccx_sim_ops_<config>()`; the Rust side only ever sees this header.
  * Words of 128 bits travel as two uint64_t, low half first.
+ *
+ * The observation outputs come as a valid mask per group (bit p: port p)
+ * and the payload of each valid port; the payload of a port whose bit is 0
+ * is stale. Copying only what is valid keeps the shim off the per-cycle
+ * profile (docs/build.md, simulation speed).
  */
 #ifndef PCCX_SHIM_H
 #define PCCX_SHIM_H
@@ -70,13 +75,13 @@ typedef struct pccx_outputs {
   uint8_t latch_valid;
   uint32_t latch_seq;
   uint64_t latch_word;
-  uint8_t start_valid[PCCX_NUM_ENGINES];
+  uint8_t start_valid; /* bit e: engine e starts an instruction */
   uint32_t start_seq[PCCX_NUM_ENGINES];
-  uint8_t ret_valid[PCCX_NUM_RETIRE];
+  uint8_t ret_valid; /* bit p: retire slot p */
   uint32_t ret_seq[PCCX_NUM_RETIRE];
   uint8_t ret_op[PCCX_NUM_RETIRE];
   uint8_t ret_err[PCCX_NUM_RETIRE];
-  uint8_t l2w_valid[PCCX_NUM_L2W];
+  uint8_t l2w_valid; /* bit p: L2 write port p */
   uint32_t l2w_addr[PCCX_NUM_L2W];
   uint64_t l2w_data[PCCX_NUM_L2W][2];
   uint8_t l2w_mask[PCCX_NUM_L2W];

@@ -100,10 +100,13 @@ module pccx_gemm_engine
   logic signed [31:0] acc [8 * MAT_ACC_WORDS];  // row m, column n at m*8*ceil(N/8) + n
 
   // ---- the array ----------------------------------------------------------------
-  logic signed [7:0]  pe_w [ROWS][COLS];    // stationary INT4 weights (sign-extended)
-  logic signed [7:0]  pe_a [ROWS][COLS];    // activation leaving each PE to the right
+  // Weights and activations are held sign-extended to 32 bits: the values
+  // are INT4 and INT8, but a narrower register made the simulator
+  // sign-extend both operands of every multiply in every cycle.
+  logic signed [31:0] pe_w [ROWS][COLS];    // stationary INT4 weights
+  logic signed [31:0] pe_a [ROWS][COLS];    // activation leaving each PE to the right
   logic signed [31:0] pe_p [ROWS][COLS];    // partial sum leaving each PE downwards
-  logic signed [7:0]  feed [ROWS];          // left-edge input of each row
+  logic signed [31:0] feed [ROWS];          // left-edge INT8 input of each row
 
   // The array, and the accumulation of what leaves its bottom edge, in one
   // block of blocking assignments in reverse order (last row and column
@@ -116,9 +119,9 @@ module pccx_gemm_engine
     if (state == S_PRELOAD) begin
       for (int r = 0; r < ROWS; r++)
         for (int c = 0; c < COLS; c++) begin
-          pe_a[r][c] = 8'sd0;
+          pe_a[r][c] = 32'sd0;
           pe_w[r][c] = (16'(r) < chunk_rows && 16'(sub0) + 16'(c) < tile_cols)
-                       ? 8'(signed'(wbuf[r][4 * (int'(sub0) + c) +: 4])) : 8'sd0;
+                       ? 32'(signed'(wbuf[r][4 * (int'(sub0) + c) +: 4])) : 32'sd0;
         end
     end else if (state == S_STREAM) begin
       // Row r's input in stream cycle cnt is a[m][k0 + r] with m = cnt - r
@@ -127,9 +130,9 @@ module pccx_gemm_engine
         int m, k;
         m = int'(cnt) - r;
         k = int'(k0) + r;
-        feed[r] = 8'sd0;
+        feed[r] = 32'sd0;
         if (m >= 0 && m < int'(m_rows) && k < int'(k_len))
-          feed[r] = l1[LW'(m * int'(k_words) + k / 16)][8 * (k % 16) +: 8];
+          feed[r] = 32'(signed'(l1[LW'(m * int'(k_words) + (k >> 4))][8 * (k & 15) +: 8]));
       end
       // Column c's bottom output in stream cycle cnt belongs to row
       // m = cnt - ROWS - c (it left the array at the previous edge).
@@ -143,17 +146,17 @@ module pccx_gemm_engine
       end
       for (int r = ROWS - 1; r >= 1; r--) begin
         for (int c = COLS - 1; c >= 1; c--) begin
-          pe_p[r][c] = pe_p[r - 1][c] + 32'(pe_a[r][c - 1]) * 32'(pe_w[r][c]);
+          pe_p[r][c] = pe_p[r - 1][c] + pe_a[r][c - 1] * pe_w[r][c];
           pe_a[r][c] = pe_a[r][c - 1];
         end
-        pe_p[r][0] = pe_p[r - 1][0] + 32'(feed[r]) * 32'(pe_w[r][0]);
+        pe_p[r][0] = pe_p[r - 1][0] + feed[r] * pe_w[r][0];
         pe_a[r][0] = feed[r];
       end
       for (int c = COLS - 1; c >= 1; c--) begin
-        pe_p[0][c] = 32'(pe_a[0][c - 1]) * 32'(pe_w[0][c]);
+        pe_p[0][c] = pe_a[0][c - 1] * pe_w[0][c];
         pe_a[0][c] = pe_a[0][c - 1];
       end
-      pe_p[0][0] = 32'(feed[0]) * 32'(pe_w[0][0]);
+      pe_p[0][0] = feed[0] * pe_w[0][0];
       pe_a[0][0] = feed[0];
     end
   end
@@ -211,11 +214,10 @@ module pccx_gemm_engine
   assign emax_value = wb_emax;
 
   // ---- control ------------------------------------------------------------------------
-  logic [3:0] s_err;
-  shape_t     s_fm, s_wt;
-  assign s_fm  = fmap;
-  assign s_wt  = weight;
-  assign s_err = mat_error(start_word, s_fm, s_wt, 64'(L2_WORDS));
+  function automatic logic [3:0] start_error();
+    return mat_error(start_word, fmap, weight, 64'(L2_WORDS));
+  endfunction
+
 
   logic last_stream_cycle;
   assign last_stream_cycle = (cnt == m_rows + 16'(ROWS) + 16'(COLS) - 16'd2);
@@ -248,22 +250,24 @@ module pccx_gemm_engine
         S_IDLE: if (start) begin
           ret_seq   <= start_seq;
           ret_slot  <= start_slot;
-          err       <= s_err;
+          // The start checks are evaluated only here, in a start cycle:
+          // as a continuous assignment a simulator computed them every cycle.
+          err       <= start_error();
           src       <= start_word[42:26];
           dst       <= start_word[59:43];
           findemax  <= start_word[25];
           accm      <= start_word[24];
           w_scale   <= start_word[23];
-          m_rows    <= s_fm.a;
-          k_len     <= s_fm.b;
-          n_cols    <= s_wt.b;
+          m_rows    <= fmap.a;
+          k_len     <= fmap.b;
+          n_cols    <= weight.b;
           // Meaningful only without a shape error, which bounds them.
-          k_words   <= 12'((17'(s_fm.b) + 17'd15) >> 4);
-          row_words <= (IW + 1)'((17'(s_wt.b) + 17'd7) >> 3);
-          in_words  <= (LW + 1)'(32'(s_fm.a) * ((32'(s_fm.b) + 32'd15) >> 4));
-          out_words <= (IW + 1)'(32'(s_fm.a) * ((32'(s_wt.b) + 32'd7) >> 3));
+          k_words   <= 12'((17'(fmap.b) + 17'd15) >> 4);
+          row_words <= (IW + 1)'((17'(weight.b) + 17'd7) >> 3);
+          in_words  <= (LW + 1)'(32'(fmap.a) * ((32'(fmap.b) + 32'd15) >> 4));
+          out_words <= (IW + 1)'(32'(fmap.a) * ((32'(weight.b) + 32'd7) >> 3));
           cnt       <= '0;
-          state     <= (s_err != ERR_OK) ? S_DONE : S_FILL;
+          state     <= (start_error() != ERR_OK) ? S_DONE : S_FILL;
         end
         S_FILL: begin
           cnt <= cnt + 16'd1;

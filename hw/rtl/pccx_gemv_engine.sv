@@ -88,7 +88,7 @@ module pccx_gemv_engine
 
   // ---- lanes ------------------------------------------------------------------------
   logic [127:0]       lane_beat [LANES];
-  logic signed [7:0]  lane_act  [LANES];
+  logic signed [31:0] lane_act  [LANES];  // INT8, held sign-extended (no extension per MAC)
   logic [2:0]         lane_left [LANES];  // MAC groups still to do, 0 = idle
   logic signed [31:0] lane_sum  [LANES][32];
 
@@ -144,13 +144,13 @@ module pccx_gemv_engine
         g = GROUPS - int'(lane_left[l]);
         for (int i = 0; i < 8; i++)
           lane_sum[l][8 * g + i] = lane_sum[l][8 * g + i]
-            + 32'(lane_act[l]) * 32'(signed'(lane_beat[l][4 * (8 * g + i) +: 4]));
+            + lane_act[l] * 32'(signed'(lane_beat[l][4 * (8 * g + i) +: 4]));
         lane_left[l] = lane_left[l] - 3'd1;
       end
     end
     if (ws_fire && state == S_TILE) begin
       lane_beat[next_lane] = ws_data;
-      lane_act[next_lane]  = act_now;
+      lane_act[next_lane]  = 32'(act_now);
       lane_left[next_lane] = 3'(GROUPS);
     end
   end
@@ -197,12 +197,11 @@ module pccx_gemv_engine
   assign emax_value = wb_emax;
 
   // ---- control ------------------------------------------------------------------------
-  logic [3:0] s_err;
-  shape_t     s_fm, s_wt;
+  function automatic logic [3:0] start_error();
+    return mat_error(start_word, fmap, weight, 64'(L2_WORDS));
+  endfunction
+
   logic [4:0] s_lanes;
-  assign s_fm    = fmap;
-  assign s_wt    = weight;
-  assign s_err   = mat_error(start_word, s_fm, s_wt, 64'(L2_WORDS));
   assign s_lanes = start_word[7:3];
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -230,20 +229,22 @@ module pccx_gemv_engine
         S_IDLE: if (start) begin
           ret_seq   <= start_seq;
           ret_slot  <= start_slot;
-          err       <= s_err;
+          // The start checks are evaluated only here, in a start cycle:
+          // as a continuous assignment a simulator computed them every cycle.
+          err       <= start_error();
           src       <= start_word[42:26];
           dst       <= start_word[59:43];
           findemax  <= start_word[25];
           accm      <= start_word[24];
           w_scale   <= start_word[23];
-          k_len     <= s_fm.b;
-          n_cols    <= s_wt.b;
-          in_words  <= (LW + 1)'((17'(s_fm.b) + 17'd15) >> 4);
-          row_words <= (IW + 1)'((17'(s_wt.b) + 17'd7) >> 3);
+          k_len     <= fmap.b;
+          n_cols    <= weight.b;
+          in_words  <= (LW + 1)'((17'(fmap.b) + 17'd15) >> 4);
+          row_words <= (IW + 1)'((17'(weight.b) + 17'd7) >> 3);
           active    <= (s_lanes == 5'd0 || 32'(s_lanes) > LANES)
                        ? (LANE_W + 1)'(LANES) : (LANE_W + 1)'(s_lanes);
           cnt       <= '0;
-          state     <= (s_err != ERR_OK) ? S_DONE : S_FILL;
+          state     <= (start_error() != ERR_OK) ? S_DONE : S_FILL;
         end
         S_FILL: begin
           cnt <= cnt + 16'd1;

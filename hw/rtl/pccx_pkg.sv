@@ -111,13 +111,17 @@ package pccx_pkg;
     return ERR_OK;
   endfunction
 
-  function automatic logic [63:0] ceil_div(logic [63:0] n, logic [63:0] d);
-    return (n + d - 64'd1) / d;
+  // ceil(n / 2^s). Every divisor in the ISA is a power of two (8 or 16
+  // elements per word); a shift, not a division, because several of these
+  // sit in combinational start checks that a simulator evaluates every cycle
+  // (a 64-bit divide is tens of CPU cycles).
+  function automatic logic [63:0] ceil_shift(logic [63:0] n, int s);
+    return (n + ((64'd1 << s) - 64'd1)) >> s;
   endfunction
 
   // MEMCPY length in words: ceil(a*b*c / 8), exact (a*b*c < 2^48).
   function automatic logic [63:0] memcpy_words(shape_t fm);
-    return ceil_div(64'(fm.a) * 64'(fm.b) * 64'(fm.c), 64'd8);
+    return ceil_shift(64'(fm.a) * 64'(fm.b) * 64'(fm.c), 3);
   endfunction
 
   function automatic range_t make_range(logic [63:0] base, logic [63:0] len);
@@ -161,12 +165,12 @@ package pccx_pkg;
         f.tbl_rd0    = {1'b0, w[13:8]};
         f.tbl_rd1_en = 1'b1;
         f.tbl_rd1    = {1'b1, w[19:14]};
-        f.l2_rd      = make_range(64'(w[42:26]), m_rows * ceil_div(64'(fm.b), 64'd16));
-        f.l2_wr      = make_range(64'(w[59:43]), m_rows * ceil_div(64'(wt.b), 64'd8));
+        f.l2_rd      = make_range(64'(w[42:26]), m_rows * ceil_shift(64'(fm.b), 4));
+        f.l2_wr      = make_range(64'(w[59:43]), m_rows * ceil_shift(64'(wt.b), 3));
         f.emax_wr    = w[25];
       end
       OP_CVO: begin
-        len       = ceil_div(64'(w[21:6]), 64'd8);
+        len       = ceil_shift(64'(w[21:6]), 3);
         f.barrier = !w[0];
         f.emax_rd = w[5];
         if (w[59:56] == CVO_SCALE) f.l2_rd = make_range(64'(w[55:39]), len + 64'd1);
@@ -216,8 +220,8 @@ package pccx_pkg;
     m = 64'(fm.a);
     k = 64'(fm.b);
     n = 64'(wt.b);
-    in_words  = m * ceil_div(k, 64'd16);
-    out_words = m * ceil_div(n, 64'd8);
+    in_words  = m * ceil_shift(k, 4);
+    out_words = m * ceil_shift(n, 3);
     if (m == 0 || k == 0 || n == 0 || fm.b != wt.a) return ERR_SHAPE;
     if (w[63:60] == OP_GEMV && m != 64'd1) return ERR_SHAPE;
     if (in_words > 64'(MAT_L1_WORDS) || out_words > 64'(MAT_ACC_WORDS)) return ERR_SHAPE;

@@ -79,15 +79,26 @@ module pccx_scheduler
     end
   end
 
+  // Only MEM (fmap), GEMV and GEMM (both) read table entries; the other
+  // engines' ports are tied off so that no lookup runs for them.
   for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_entries
-    assign eng_fmap[e]   = fmap[shape_ptr_of(eng_word[e])];
-    assign eng_weight[e] = weight[size_ptr_of(eng_word[e])];
+    if (e == ENG_MEM || e == ENG_GEMV || e == ENG_GEMM) begin : g_fmap
+      assign eng_fmap[e] = fmap[shape_ptr_of(eng_word[e])];
+    end else begin : g_no_fmap
+      assign eng_fmap[e] = '0;
+    end
+    if (e == ENG_GEMV || e == ENG_GEMM) begin : g_weight
+      assign eng_weight[e] = weight[size_ptr_of(eng_word[e])];
+    end else begin : g_no_weight
+      assign eng_weight[e] = '0;
+    end
   end
 
   logic [NSLOT-1:0] slot_valid;
   logic [63:0]      slot_word [NSLOT];
   logic [31:0]      slot_seq  [NSLOT];
-  logic [NSLOT-1:0] dep       [NSLOT];  // dep[i][j]: slot i waits for slot j
+  typedef logic [NSLOT-1:0] dep_rows_t [NSLOT];
+  dep_rows_t        dep;                  // dep[i][j]: slot i waits for slot j
   logic [31:0]      next_seq;
   logic             dec_ret_late;  // DECODER_EXTRA_CYCLE: retire next cycle
 
@@ -102,7 +113,7 @@ module pccx_scheduler
   // ---- FIFOs ----------------------------------------------------------------
   logic [NUM_ENGINES-1:0] fifo_empty, fifo_full;
   logic [SW-1:0]          fifo_head [NUM_ENGINES];
-  logic [SW-1:0]          free_slot;
+  logic [SW-1:0]          free_slot;  // lowest_free(slot_valid), registered
 
   assign lat_ready = lat_valid && (!lat_legal || !fifo_full[lat_engine]);
   assign lat_fire  = lat_valid && lat_ready;
@@ -125,11 +136,15 @@ module pccx_scheduler
     assign eng_slot[e]  = fifo_head[e];
   end
 
-  // Lowest-numbered free slot.
-  always_comb begin
-    free_slot = '0;
-    for (int i = NSLOT - 1; i >= 0; i--) if (!slot_valid[i]) free_slot = SW'(i);
-  end
+  // The lowest-numbered free slot, kept in a register that is recomputed only
+  // in a cycle that changes slot_valid (a latch or a retire): as a
+  // combinational scan it cost a 45-step loop every simulated cycle.
+  function automatic logic [SW-1:0] lowest_free(logic [NSLOT-1:0] valid);
+    logic [SW-1:0] f;
+    f = '0;
+    for (int i = NSLOT - 1; i >= 0; i--) if (!valid[i]) f = SW'(i);
+    return f;
+  endfunction
 
   logic [NSLOT-1:0] retiring;
   always_comb begin
@@ -139,58 +154,70 @@ module pccx_scheduler
   end
 
   // ---- footprints -------------------------------------------------------------
-  function automatic footprint_t footprint_of(logic [63:0] w);
-    return footprint(w, fmap[shape_ptr_of(w)], weight[size_ptr_of(w)]);
-  endfunction
+  // The dependency row is computed only in a latch cycle. It is a separate,
+  // pure function that Verilator keeps out of line (no_inline_task): inlined,
+  // its wide temporaries (footprints are 543 bits) were zeroed on every
+  // simulated cycle, latch or not.
+  typedef logic [63:0] slot_words_t [NSLOT];
+  typedef logic [31:0] slot_seqs_t  [NSLOT];
+  typedef shape_t      table_t      [64];
 
-  function automatic logic is_memset_to(logic [SW-1:0] j, entry_id_t e);
-    return slot_valid[j] && slot_word[j][63:60] == OP_MEMSET
-        && {slot_word[j][58], slot_word[j][57:52]} == e;
-  endfunction
-
-  // A footprint is unresolved while an older in-flight MEMSET (one retiring
-  // this cycle included: its write lands only at this edge) writes a table
-  // entry it reads. `older_than` limits the search to slots older than a
-  // given sequence number; the word being latched is younger than all.
-  /* verilator lint_off UNUSEDSIGNAL */  // only the table-read fields of f matter
-  function automatic logic unresolved(footprint_t f, logic check_age, logic [31:0] older_than);
-    logic u;
-    u = 1'b0;
-    if (f.tbl_rd0_en || f.tbl_rd1_en) begin
-      for (int j = 0; j < NSLOT; j++) begin
-        if ((!check_age || seq_older(slot_seq[j], older_than))
-            && ((f.tbl_rd0_en && is_memset_to(SW'(j), f.tbl_rd0))
-             || (f.tbl_rd1_en && is_memset_to(SW'(j), f.tbl_rd1))))
-          u = 1'b1;
-      end
-    end
-    return u;
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  // The dependency row of the word being latched.
-  function automatic logic [NSLOT-1:0] dependency_row();
+  function automatic logic [NSLOT-1:0] dependency_row(
+      logic [63:0] new_word, logic [NSLOT-1:0] valid, logic [NSLOT-1:0] retiring_now,
+      slot_words_t words, slot_seqs_t seqs,
+      table_t fm, table_t wt);
+    /*verilator no_inline_task*/
     footprint_t nf, of;
-    logic       new_unresolved;
     logic [NSLOT-1:0] row;
-    nf             = footprint_of(lat_word);
-    new_unresolved = unresolved(nf, 1'b0, 32'd0);
-    row            = '0;
+    logic new_unresolved, old_unresolved;
+    nf  = footprint(new_word, fm[shape_ptr_of(new_word)], wt[size_ptr_of(new_word)]);
+    row = '0;
+    // A footprint is unresolved while an older in-flight MEMSET (one retiring
+    // this cycle included: its write lands only at this edge) writes a table
+    // entry it reads; the word being latched is younger than all.
+    new_unresolved = 1'b0;
+    for (int j = 0; j < NSLOT; j++)
+      if (valid[j] && words[j][63:60] == OP_MEMSET
+          && ((nf.tbl_rd0_en && {words[j][58], words[j][57:52]} == nf.tbl_rd0)
+           || (nf.tbl_rd1_en && {words[j][58], words[j][57:52]} == nf.tbl_rd1)))
+        new_unresolved = 1'b1;
     for (int i = 0; i < NSLOT; i++) begin
-      if (slot_valid[i] && !retiring[i]) begin
-        of = footprint_of(slot_word[i]);
-        if (nf.barrier || of.barrier || new_unresolved
-            || unresolved(of, 1'b1, slot_seq[i]) || footprints_conflict(of, nf))
-          row[i] = 1'b1;
+      if (valid[i] && !retiring_now[i]) begin
+        of = footprint(words[i], fm[shape_ptr_of(words[i])], wt[size_ptr_of(words[i])]);
+        old_unresolved = 1'b0;
+        for (int j = 0; j < NSLOT; j++)
+          if (valid[j] && seq_older(seqs[j], seqs[i]) && words[j][63:60] == OP_MEMSET
+              && ((of.tbl_rd0_en && {words[j][58], words[j][57:52]} == of.tbl_rd0)
+               || (of.tbl_rd1_en && {words[j][58], words[j][57:52]} == of.tbl_rd1)))
+            old_unresolved = 1'b1;
+        if (nf.barrier || of.barrier || new_unresolved || old_unresolved
+            || footprints_conflict(of, nf))
+          row = row | (NSLOT'(1) << i);
       end
     end
     return row;
   endfunction
 
+  // The dependency rows change only in a latch or retire cycle, and then as a
+  // whole: one non-blocking write of the whole array, where a write per row
+  // made the simulator test 45 per-row write flags every cycle. Rows need
+  // no reset: a row is written in full when its slot is latched.
+  always_ff @(posedge clk) begin
+    if (retiring != '0 || (lat_fire && lat_legal)) begin : update_dep
+      dep_rows_t next;
+      for (int i = 0; i < NSLOT; i++) next[i] = dep[i] & ~retiring;
+      if (lat_fire && lat_legal)
+        next[free_slot] = dependency_row(lat_word, slot_valid, retiring, slot_word, slot_seq,
+                                         fmap, weight);
+      dep <= next;
+    end
+  end
+
   // ---- state ----------------------------------------------------------------
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       slot_valid    <= '0;
+      free_slot     <= '0;
       next_seq      <= '0;
       dec_ret_valid <= 1'b0;
       dec_ret_late  <= 1'b0;
@@ -200,15 +227,16 @@ module pccx_scheduler
     end else begin
       dec_ret_valid <= dec_ret_late;
       dec_ret_late  <= 1'b0;
-      if (retiring != '0) for (int i = 0; i < NSLOT; i++) dep[i] <= dep[i] & ~retiring;
       slot_valid <= slot_valid & ~retiring;
+      if (retiring != '0 || (lat_fire && lat_legal))
+        free_slot <= lowest_free((slot_valid & ~retiring)
+                                 | ((lat_fire && lat_legal) ? NSLOT'(1) << free_slot : '0));
       if (lat_fire) begin
         next_seq <= next_seq + 32'd1;
         if (lat_legal) begin
           slot_valid[free_slot] <= 1'b1;
           slot_word[free_slot]  <= lat_word;
           slot_seq[free_slot]   <= next_seq;
-          dep[free_slot]        <= dependency_row();
         end else begin
           // Illegal encodings retire from the decoder one cycle after their
           // latch: no effect, so nothing to order them against.

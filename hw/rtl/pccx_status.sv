@@ -44,7 +44,8 @@ module pccx_status
     new_code  = '0;
     new_seq   = '0;
     n_retired = '0;
-    for (int p = 0; p < NUM_RETIRE; p++) begin
+    // Most cycles retire nothing: skip the scan (simulation speed).
+    if (ret_valid != '0) for (int p = 0; p < NUM_RETIRE; p++) begin
       if (ret_valid[p]) begin
         n_retired = n_retired + 3'd1;
         if (ret_err[p] != ERR_OK && !seq_older(ret_seq[p], clear_seq)
@@ -61,7 +62,7 @@ module pccx_status
   always_comb begin
     youngest_retires   = 1'b0;
     youngest_retire_ok = 1'b0;
-    for (int p = 0; p < NUM_RETIRE; p++) begin
+    if (ret_valid != '0) for (int p = 0; p < NUM_RETIRE; p++) begin
       if (ret_valid[p] && ret_seq[p] == youngest_seq) begin
         youngest_retires   = 1'b1;
         youngest_retire_ok = (ret_err[p] == ERR_OK);
