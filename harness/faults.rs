@@ -668,6 +668,14 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         self.inner.set_io_stalls(seed);
     }
 
+    fn predicts_timing(&self) -> bool {
+        self.inner.predicts_timing()
+    }
+
+    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
+        self.inner.set_drain_deadline(cycle);
+    }
+
     fn set_wave_window(
         &mut self,
         path: &std::path::Path,

@@ -246,6 +246,13 @@ impl TimingMode {
 /// events.
 pub const QUIESCENCE_CYCLES: u32 = 16;
 
+/// The drain deadline a timed reference gives the DUT: this many times the
+/// reference's last retire cycle, plus DRAIN_SLACK_CYCLES. Generous, so
+/// that stalled I/O (slower than the ideal-I/O prediction) never reaches
+/// it; an engine stuck in a loop does.
+pub const DRAIN_SLACK_FACTOR: u64 = 8;
+pub const DRAIN_SLACK_CYCLES: u64 = 200_000;
+
 /// Runs `case` on `reference` and `dut` and compares them.
 ///
 /// Stops issuing at the first difference, drains both (an older instruction
@@ -423,7 +430,19 @@ impl<'a> Run<'a> {
             }
         }
         call(self.a, |m| m.drain())?;
-        call(self.b, |m| m.drain())?;
+        self.collect();
+        // A timed reference says when everything should have retired. A DUT
+        // still busy far past that (DRAIN_SLACK_FACTOR times, plus
+        // DRAIN_SLACK_CYCLES for stalled I/O) hangs, even if it keeps
+        // showing activity the plain watchdog counts as progress.
+        let deadline = self
+            .a
+            .predicts_timing()
+            .then(|| self.last_cycle[0].unwrap_or(0) * DRAIN_SLACK_FACTOR + DRAIN_SLACK_CYCLES);
+        self.b.set_drain_deadline(deadline);
+        let drained = call(self.b, |m| m.drain());
+        self.b.set_drain_deadline(None);
+        drained?;
         self.collect();
         // Quiescence: a drained NPU must stay silent. Idle a little and look
         // again, so a stray write or a second retire reported after the
@@ -1062,6 +1081,7 @@ fn call<T>(
             cycles,
         },
         ModelError::Backdoor(m) => ModelError::Backdoor(format!("{name}: {m}")),
+        ModelError::Protocol(m) => ModelError::Protocol(format!("{name}: {m}")),
         ModelError::Other(m) => ModelError::Other(format!("{name}: {m}")),
     })
 }

@@ -347,3 +347,70 @@ fn a_starved_copy_trips_the_watchdog() {
         other => panic!("expected a watchdog error, got {other:?}"),
     }
 }
+
+/// An engine that keeps taking weight beats without retiring hangs even
+/// though beats move: beats past the per-instruction cap are not progress.
+/// With the cap lowered to 2 beats, a GEMV that needs 64 (K = 64, one tile)
+/// looks exactly like such a runaway, and the watchdog must report it; with
+/// the default cap (the architectural maximum) it retires.
+#[test]
+fn beats_past_the_cap_are_not_progress() {
+    use pccx_cosim::rtl::{HostTiming, RtlModel};
+    use pccx_golden::model::{ModelError, NpuModel};
+    let program = pccx_golden::asm::parse_program(
+        "memset fmap[1] = (1, 64, 1)
+         memset weight[2] = (64, 8, 1)
+         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0",
+    )
+    .unwrap();
+    let run = |cap: Option<u64>| -> Result<(), ModelError> {
+        let mut rtl = RtlModel::open(common::config("tiny"), HostTiming::default()).expect("RTL");
+        rtl.set_watchdog(20);
+        if let Some(cap) = cap {
+            rtl.set_beat_progress_cap(cap);
+        }
+        rtl.reset()?;
+        for item in &program.items {
+            if let pccx_golden::asm::Item::Instr(word) = item {
+                rtl.issue(*word)?;
+            }
+        }
+        rtl.drain()
+    };
+    run(None).expect("with the default cap the GEMV retires");
+    match run(Some(2)) {
+        Err(ModelError::Watchdog { what, .. }) => assert!(what.contains("draining"), "{what}"),
+        other => panic!("expected a watchdog error, got {other:?}"),
+    }
+}
+
+/// A drain past its deadline is a hang even while the engine shows activity
+/// (here a GEMV that keeps taking beats): the scoreboard sets the deadline
+/// from a timed reference's retire cycles (DRAIN_SLACK_FACTOR).
+#[test]
+fn a_drain_past_its_deadline_is_a_hang() {
+    use pccx_cosim::rtl::{HostTiming, RtlModel};
+    use pccx_golden::model::{ModelError, NpuModel};
+    let program = pccx_golden::asm::parse_program(
+        "memset fmap[1] = (1, 512, 1)
+         memset weight[2] = (512, 64, 1)
+         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0",
+    )
+    .unwrap();
+    let run = |deadline: Option<u64>| -> Result<(), ModelError> {
+        let mut rtl = RtlModel::open(common::config("tiny"), HostTiming::default()).expect("RTL");
+        rtl.reset()?;
+        for item in &program.items {
+            if let pccx_golden::asm::Item::Instr(word) = item {
+                rtl.issue(*word)?;
+            }
+        }
+        rtl.set_drain_deadline(deadline);
+        rtl.drain()
+    };
+    run(None).expect("without a deadline the GEMV retires");
+    match run(Some(100)) {
+        Err(ModelError::Watchdog { what, .. }) => assert!(what.contains("deadline"), "{what}"),
+        other => panic!("expected a watchdog error, got {other:?}"),
+    }
+}

@@ -343,6 +343,10 @@ impl NpuModel for Golden {
         self.timing.as_ref().map(Timeline::status_timeline)
     }
 
+    fn predicts_timing(&self) -> bool {
+        self.timing.is_some()
+    }
+
     fn set_weight_source(&mut self, source: WeightSource) {
         self.next_weights = source;
     }

@@ -190,6 +190,9 @@ pub enum ModelError {
     Watchdog { what: String, cycles: u64 },
     /// A backdoor access outside the memory.
     Backdoor(String),
+    /// The model broke the bus protocol (an AXI-Lite response nobody asked
+    /// for, say): a bug in the model, reported as such.
+    Protocol(String),
     /// Anything else, with a message saying what.
     Other(String),
 }
@@ -204,6 +207,7 @@ impl fmt::Display for ModelError {
                 )
             }
             ModelError::Backdoor(m) => write!(f, "backdoor access: {m}"),
+            ModelError::Protocol(m) => write!(f, "bus protocol violation: {m}"),
             ModelError::Other(m) => f.write_str(m),
         }
     }
@@ -277,6 +281,19 @@ pub trait NpuModel {
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         None
     }
+
+    /// Whether the retire cycles this model reports are a prediction of the
+    /// hardware's (a timed reference model), so that a DUT far slower than
+    /// them hangs.
+    fn predicts_timing(&self) -> bool {
+        false
+    }
+
+    /// A cycle (counted from reset) by which the next `drain` must be done:
+    /// past it, the drain ends in a watchdog error even if the model still
+    /// shows activity (an engine stuck in a loop that keeps writing).
+    /// `None` removes the deadline. Models without cycles ignore it.
+    fn set_drain_deadline(&mut self, _cycle: Option<u64>) {}
 
     /// Dumps a waveform of cycles `from..=to` (counted from the next reset)
     /// to the FST file `path`; `Ok(())` once it is armed. Only a model with

@@ -430,6 +430,14 @@ impl NpuModel for Probe {
         self.inner.set_io_stalls(seed)
     }
 
+    fn predicts_timing(&self) -> bool {
+        self.inner.predicts_timing()
+    }
+
+    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
+        self.inner.set_drain_deadline(cycle)
+    }
+
     fn set_weight_source(&mut self, source: WeightSource) {
         self.inner.set_weight_source(source)
     }

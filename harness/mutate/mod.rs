@@ -148,7 +148,15 @@ pub fn by_id<'a>(sites: &'a [Mutant], id: &str) -> Option<&'a Mutant> {
 /// Runs a campaign on the loaded mutant model until it is killed (this runs
 /// in the child process `pccx-cosim mutate-run`).
 pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict {
-    let gen = GenOptions::for_config(&options.config, options.instrs);
+    // Every other seed runs under stall I/O (a host port that stalls and
+    // weight streams that run dry): a mutant that takes a beat nobody
+    // offered, or ignores a stall, is visible only then. The other seeds
+    // keep ideal I/O, where timing is checked cycle for cycle.
+    let ideal = GenOptions::for_config(&options.config, options.instrs);
+    let stalled = GenOptions {
+        stall_io: true,
+        ..ideal.clone()
+    };
     let begin = Instant::now();
     let mut dut = match RtlModel::open_with_ops(options.config, model.ops(), HostTiming::default())
     {
@@ -171,7 +179,8 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                 seconds: begin.elapsed().as_secs_f64(),
             };
         }
-        let case = TestCase::generate(seed, &gen);
+        let gen = if seed % 2 == 0 { &stalled } else { &ideal };
+        let case = TestCase::generate(seed, gen);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_case(&case, &mut *reference, &mut dut)
         }));

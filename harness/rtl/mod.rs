@@ -56,6 +56,17 @@ pub struct RtlModel {
     status_changes: Vec<(u64, u32)>,
     /// The armed waveform window, if any.
     wave: Option<WaveWindow>,
+    /// AXI-Lite transactions accepted and not yet answered: a response
+    /// while none is outstanding breaks the protocol.
+    reads_outstanding: u32,
+    writes_outstanding: u32,
+    /// The first protocol violation seen, reported by the next wait.
+    protocol_error: Option<String>,
+    /// Beats past this many, taken by one instruction, are not progress
+    /// (weight_port::MAX_BEATS_PER_INSTRUCTION).
+    beat_progress_cap: u64,
+    /// The cycle by which a drain must be done (NpuModel::set_drain_deadline).
+    drain_deadline: Option<u64>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -126,6 +137,11 @@ impl RtlModel {
             watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
             idle_since_progress: 0,
             longest_response_wait: 0,
+            reads_outstanding: 0,
+            writes_outstanding: 0,
+            protocol_error: None,
+            beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
+            drain_deadline: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
             status_changes: Vec::new(),
@@ -151,6 +167,12 @@ impl RtlModel {
 
     pub fn set_watchdog(&mut self, cycles: u64) {
         self.watchdog_cycles = cycles;
+    }
+
+    /// How many beats one instruction may take from a stream and still count
+    /// as progress for the watchdog (default: the architectural maximum).
+    pub fn set_beat_progress_cap(&mut self, beats: u64) {
+        self.beat_progress_cap = beats;
     }
 
     /// The longest write-response wait since reset, in cycles.
@@ -193,6 +215,7 @@ impl RtlModel {
     }
 
     fn observe(&mut self) {
+        self.check_axil_protocol();
         let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
         let mut progress = false;
         if self
@@ -226,8 +249,8 @@ impl RtlModel {
         }
         for s in 0..weight_port::NUM_STREAMS {
             if i.ws_valid[s] != 0 && o.ws_ready[s] != 0 {
-                self.weights.taken(s, o.ws_seq[s]);
-                progress = true;
+                let taken = self.weights.taken(s, o.ws_seq[s]);
+                progress |= taken <= self.beat_progress_cap;
             } else if o.ws_ready[s] != 0 {
                 self.weights.starved(s);
             }
@@ -298,6 +321,41 @@ impl RtlModel {
         }
     }
 
+    /// Counts the AXI-Lite requests accepted in this cycle and the responses
+    /// taken, and records a response (RVALID, BVALID) shown while no
+    /// request of its kind is outstanding. A slave that answers on its own
+    /// can return plausible data, so this is checked here, not left to the
+    /// values read back.
+    fn check_axil_protocol(&mut self) {
+        let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
+        let mut violation = None;
+        if o.rvalid != 0 && self.reads_outstanding == 0 {
+            violation = Some(format!(
+                "AXI-Lite RVALID in cycle {cycle} with no read outstanding"
+            ));
+        }
+        if o.bvalid != 0 && self.writes_outstanding == 0 {
+            violation = Some(format!(
+                "AXI-Lite BVALID in cycle {cycle} with no write outstanding"
+            ));
+        }
+        if o.rvalid != 0 && i.rready != 0 {
+            self.reads_outstanding = self.reads_outstanding.saturating_sub(1);
+        }
+        if o.bvalid != 0 && i.bready != 0 {
+            self.writes_outstanding = self.writes_outstanding.saturating_sub(1);
+        }
+        if i.arvalid != 0 && o.arready != 0 {
+            self.reads_outstanding += 1;
+        }
+        if i.awvalid != 0 && i.wvalid != 0 && o.awready != 0 && o.wready != 0 {
+            self.writes_outstanding += 1;
+        }
+        if self.protocol_error.is_none() {
+            self.protocol_error = violation;
+        }
+    }
+
     /// Opens the waveform when its window begins, closes it after its end.
     fn wave_edge(&mut self) {
         let Some(w) = self.wave.as_mut() else { return };
@@ -340,6 +398,9 @@ impl RtlModel {
     }
 
     fn check_watchdog(&self, what: &str) -> Result<(), ModelError> {
+        if let Some(m) = &self.protocol_error {
+            return Err(ModelError::Protocol(format!("{m} (while {what})")));
+        }
         if self.idle_since_progress >= self.watchdog_cycles {
             return Err(ModelError::Watchdog {
                 what: format!(
@@ -483,6 +544,9 @@ impl NpuModel for RtlModel {
         self.idle_since_progress = 0;
         self.longest_response_wait = 0;
         self.retire_log.clear();
+        self.reads_outstanding = 0;
+        self.writes_outstanding = 0;
+        self.protocol_error = None;
         Ok(())
     }
 
@@ -617,7 +681,10 @@ impl NpuModel for RtlModel {
         for _ in 0..cycles {
             self.tick();
         }
-        Ok(())
+        match &self.protocol_error {
+            Some(m) => Err(ModelError::Protocol(format!("{m} (while idling)"))),
+            None => Ok(()),
+        }
     }
 
     fn drain(&mut self) -> Result<(), ModelError> {
@@ -625,6 +692,19 @@ impl NpuModel for RtlModel {
         while self.retired < self.latched {
             self.tick();
             self.check_watchdog("draining: waiting for every latched instruction to retire")?;
+            if let Some(deadline) = self.drain_deadline {
+                if self.cycle > deadline {
+                    return Err(ModelError::Watchdog {
+                        what: format!(
+                            "draining: still busy at cycle {}, past the deadline the reference \
+                             model's own retire cycles give ({} latched, {} retired); an engine \
+                             keeps working without finishing",
+                            self.cycle, self.latched, self.retired
+                        ),
+                        cycles: self.cycle,
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -635,6 +715,10 @@ impl NpuModel for RtlModel {
 
     fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
         Some(self.status_changes.clone())
+    }
+
+    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
+        self.drain_deadline = cycle;
     }
 
     fn set_weight_source(&mut self, source: WeightSource) {

@@ -19,6 +19,13 @@ pub const STREAM_EMPTY_PCT: u64 = 35;
 
 pub const NUM_STREAMS: usize = 2;
 
+/// The most beats one instruction can take from one stream: a GEMV or GEMM
+/// at the limits reads K <= 16 * 2048 = 32768 beats per 32-column tile, in
+/// at most ceil(4096 / 32) = 128 tiles, plus ceil(N/8) <= 512 scale beats
+/// (docs/timing.md). A beat past this is not progress: an engine that keeps
+/// taking beats without retiring hangs, and the watchdog must see it.
+pub const MAX_BEATS_PER_INSTRUCTION: u64 = 32768 * 128 + 512;
+
 pub struct WeightPort {
     source: WeightSource,
     /// Index of the next beat of each stream.
@@ -92,13 +99,17 @@ impl WeightPort {
     }
 
     /// A beat of `stream` moved at this edge, taken by instruction `seq`.
-    pub fn taken(&mut self, stream: usize, seq: u32) {
+    /// Returns how many beats of this stream instruction `seq` has taken so
+    /// far, this one included.
+    pub fn taken(&mut self, stream: usize, seq: u32) -> u64 {
         self.next[stream] += 1;
         self.head[stream] = None;
-        *self.taken.entry((stream, seq)).or_insert(0) += 1;
+        let count = self.taken.entry((stream, seq)).or_insert(0);
+        *count += 1;
         if self.stall.is_some() {
             self.offered[stream] = false;
         }
+        u64::from(*count)
     }
 
     /// The engine on `stream` was ready in a cycle when no beat was offered.

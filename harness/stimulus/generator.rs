@@ -470,9 +470,20 @@ impl Generator<'_> {
                 self.hot(mem)
             } else {
                 let p = *self.rng.pick(&partners);
-                // Any start whose range shares a word with p's.
-                let lo = p.start.saturating_sub(len - 1);
-                self.rng.range(lo, p.start + p.len - 1)
+                // Just past p's last word, or ending just before its first:
+                // no conflict, but a footprint one word too long at either
+                // end makes one (and a wrong start cycle). No draw at all
+                // with abut_pct 0, so older seeds keep their programs.
+                let abut = self.opt.abut_pct > 0 && self.rng.percent(self.opt.abut_pct);
+                if abut && self.rng.percent(50) {
+                    p.start + p.len
+                } else if abut {
+                    p.start.saturating_sub(len)
+                } else {
+                    // Any start whose range shares a word with p's.
+                    let lo = p.start.saturating_sub(len - 1);
+                    self.rng.range(lo, p.start + p.len - 1)
+                }
             }
         } else if r < 92 {
             self.hot(mem)
@@ -661,7 +672,14 @@ impl Generator<'_> {
     fn bad_mat_shape(&mut self, gemv: bool) -> ((u16, u16), (u16, u16)) {
         let small = |rng: &mut Rng| rng.range(1, 64) as u16;
         let m1 = |rng: &mut Rng, gemv: bool| if gemv { 1 } else { rng.range(1, 8) as u16 };
-        match self.rng.below(if gemv { 5 } else { 4 }) {
+        // GEMV has one more kind (M != 1) and GEMM draws the K mismatch
+        // twice as often as the other kinds: these are the SHAPE reasons a
+        // campaign reaches last (docs/coverage.md).
+        let kind = match (gemv, self.rng.below(if gemv { 6 } else { 5 })) {
+            (false, 4) => 1,
+            (_, k) => k,
+        };
+        match kind {
             // A zero dimension; the others sometimes huge.
             0 => {
                 let big = self.rng.percent(30);
@@ -670,13 +688,19 @@ impl Generator<'_> {
                 if gemv {
                     d[0] = 1;
                 }
-                // M (GEMM only), K, K' or N.
-                let zero = if gemv {
-                    self.rng.range(1, 3)
-                } else {
-                    self.rng.below(4)
-                };
-                d[zero as usize] = 0;
+                // K' = K, so that only the zero-dimension check can refuse it
+                // (a K mismatch would hide a broken zero check).
+                d[2] = d[1];
+                // M (GEMM only), K (with K' still equal, or alone), or N.
+                match self.rng.below(if gemv { 3 } else { 4 }) {
+                    0 => {
+                        d[1] = 0;
+                        d[2] = 0;
+                    }
+                    1 => d[1] = 0,
+                    2 => d[3] = 0,
+                    _ => d[0] = 0,
+                }
                 ((d[0], d[1]), (d[2], d[3]))
             }
             // K mismatch: off by one, or any other value.
@@ -942,12 +966,38 @@ impl Generator<'_> {
         }
     }
 
+    /// A CVO with its operands placed like any other access (overlapping or
+    /// abutting recent ones), its footprint remembered as a hazard partner:
+    /// CVO reads ceil(length/8) words (one more for SCALE, its scale word)
+    /// and writes as many (one for REDUCE_SUM), docs/semantics.md.
     fn cvo(&mut self) -> u64 {
+        let func = *self.rng.pick(&CvoFunc::ALL);
+        let length = self.rng.range(0, 200) as u16;
+        let words = u64::from(length).div_ceil(8);
+        let src_len = if func == CvoFunc::Scale {
+            words + 1
+        } else {
+            words
+        };
+        let dst_len = match func {
+            CvoFunc::ReduceSum => u64::from(length != 0),
+            _ => words,
+        };
+        let src = self.operand(Mem::L2, src_len, false).min(ADDR_MAX);
+        let dst = self.operand(Mem::L2, dst_len, true).min(ADDR_MAX);
+        for (start, len, write) in [(src, src_len, false), (dst, dst_len, true)] {
+            self.remember(Access {
+                mem: Mem::L2,
+                start,
+                len,
+                write,
+            });
+        }
         Instr::Cvo(Cvo {
-            func: *self.rng.pick(&CvoFunc::ALL),
-            src_addr: self.hot(Mem::L2) as u32,
-            dst_addr: self.hot(Mem::L2) as u32,
-            length: self.rng.range(0, 200) as u16,
+            func,
+            src_addr: src as u32,
+            dst_addr: dst as u32,
+            length,
             flags: self.rng.bits(5) as u8,
             async_: self.rng.percent(50),
         })

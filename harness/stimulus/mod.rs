@@ -73,6 +73,11 @@ pub struct GenOptions {
     pub range_err_pct: u32,
     /// Share of MEMCPYs made to overlap a recent access on purpose.
     pub hazard_pct: u32,
+    /// Of the operands placed against a recent access (`hazard_pct`), the
+    /// share that abut it (start just past it or end just before it)
+    /// instead of overlapping it. 0 gives the programs generated before
+    /// abutting existed.
+    pub abut_pct: u32,
     /// Share of MEMCPYs with a long (hundreds of words) shape.
     pub long_copy_pct: u32,
     /// Chance that a slot starts a burst of back-to-back instructions.
@@ -112,6 +117,7 @@ impl GenOptions {
             illegal_pct: 6,
             range_err_pct: 12,
             hazard_pct: 45,
+            abut_pct: 50,
             long_copy_pct: 4,
             burst_pct: 12,
             idle_pct: 45,
