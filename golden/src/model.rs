@@ -289,10 +289,11 @@ pub trait NpuModel {
         false
     }
 
-    /// A cycle (counted from reset) by which the next `drain` must be done:
-    /// past it, the drain ends in a watchdog error even if the model still
-    /// shows activity (an engine stuck in a loop that keeps writing).
-    /// `None` removes the deadline. Models without cycles ignore it.
+    /// A cycle (counted from reset) past which any wait of the model (an
+    /// issue waiting for a full FIFO, a drain) ends in a watchdog error,
+    /// even if the model still shows activity (an engine stuck in a loop
+    /// that keeps writing). `None` removes the deadline. Models without
+    /// cycles ignore it.
     fn set_drain_deadline(&mut self, _cycle: Option<u64>) {}
 
     /// Dumps a waveform of cycles `from..=to` (counted from the next reset)

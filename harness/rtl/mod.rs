@@ -401,6 +401,19 @@ impl RtlModel {
         if let Some(m) = &self.protocol_error {
             return Err(ModelError::Protocol(format!("{m} (while {what})")));
         }
+        if let Some(deadline) = self.drain_deadline {
+            if self.cycle > deadline {
+                return Err(ModelError::Watchdog {
+                    what: format!(
+                        "{what}: still busy at cycle {}, past the deadline the reference \
+                         model's own retire cycles give ({} latched, {} retired); an engine \
+                         keeps working without finishing",
+                        self.cycle, self.latched, self.retired
+                    ),
+                    cycles: self.cycle,
+                });
+            }
+        }
         if self.idle_since_progress >= self.watchdog_cycles {
             return Err(ModelError::Watchdog {
                 what: format!(
@@ -547,6 +560,7 @@ impl NpuModel for RtlModel {
         self.reads_outstanding = 0;
         self.writes_outstanding = 0;
         self.protocol_error = None;
+        self.drain_deadline = None;
         Ok(())
     }
 
@@ -692,19 +706,6 @@ impl NpuModel for RtlModel {
         while self.retired < self.latched {
             self.tick();
             self.check_watchdog("draining: waiting for every latched instruction to retire")?;
-            if let Some(deadline) = self.drain_deadline {
-                if self.cycle > deadline {
-                    return Err(ModelError::Watchdog {
-                        what: format!(
-                            "draining: still busy at cycle {}, past the deadline the reference \
-                             model's own retire cycles give ({} latched, {} retired); an engine \
-                             keeps working without finishing",
-                            self.cycle, self.latched, self.retired
-                        ),
-                        cycles: self.cycle,
-                    });
-                }
-            }
         }
         Ok(())
     }
