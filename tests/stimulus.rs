@@ -796,3 +796,28 @@ fn slice1_weights_give_the_slice1_programs() {
         }
     }
 }
+
+/// The initial L2 holds every BF16 special value, in about one element in
+/// sixteen, and the images stay a function of the case.
+#[test]
+fn the_l2_image_carries_bf16_special_values() {
+    use pccx_cosim::stimulus::BF16_SPECIALS;
+    let cfg = config::by_name("tiny").unwrap();
+    let case = TestCase::generate(3, &options(&cfg, 10));
+    let image = case.l2_image();
+    assert_eq!(image, case.l2_image());
+    let elements: Vec<u16> = image
+        .iter()
+        .flat_map(|w| (0..8).map(move |i| (w >> (16 * i)) as u16))
+        .collect();
+    for special in BF16_SPECIALS {
+        let n = elements.iter().filter(|&&e| e == special).count();
+        assert!(n > 100, "{special:#06x} appears {n} times");
+    }
+    let specials = elements
+        .iter()
+        .filter(|e| BF16_SPECIALS.contains(e))
+        .count();
+    let share = specials as f64 / elements.len() as f64;
+    assert!((0.05..0.08).contains(&share), "share of specials {share}");
+}

@@ -208,12 +208,44 @@ impl TestCase {
             .then_some(self.seed ^ 0x5354_414C_4C49_4F00)
     }
 
+    /// The initial L2: [`fill`] of the L2 seed, with one 16-bit element in
+    /// sixteen replaced by a BF16 special value ([`with_specials`]).
     pub fn l2_image(&self) -> Vec<Word> {
-        fill(self.l2_init_seed, self.options.l2_words as usize)
+        let mut image = fill(self.l2_init_seed, self.options.l2_words as usize);
+        with_specials(&mut image, self.l2_init_seed ^ SPECIALS_SEED_SALT);
+        image
     }
 
     pub fn host_image(&self) -> Vec<Word> {
         fill(self.host_init_seed, HOST_WORDS as usize)
+    }
+}
+
+/// BF16 values that random bits almost never make (an exponent of all ones
+/// or all zeros is 1 in 128 draws, an exact infinity 1 in 32,768) and that
+/// the output path must treat specially when a destination is accumulated
+/// into (docs/numerics.md): infinities, NaN, both zeros, the smallest
+/// subnormal, the largest finite values.
+pub const BF16_SPECIALS: [u16; 8] = [
+    0x7F80, 0xFF80, 0x7FC0, 0x0000, 0x8000, 0x0001, 0x7F7F, 0xFF7F,
+];
+
+const SPECIALS_SEED_SALT: u64 = 0x5350_4543_4941_4C53;
+
+/// Replaces one 16-bit element in sixteen of `image` by one of
+/// [`BF16_SPECIALS`], chosen by `Rng::new(seed)`: per word one draw, eight
+/// bits per element (low nibble 0: replace; next three bits: which).
+pub fn with_specials(image: &mut [Word], seed: u64) {
+    let mut rng = Rng::new(seed);
+    for word in image.iter_mut() {
+        let r = rng.next_u64();
+        for lane in 0..8 {
+            let bits = (r >> (8 * lane)) & 0xFF;
+            if bits & 0xF == 0 {
+                let special = u128::from(BF16_SPECIALS[(bits >> 4) as usize & 7]);
+                *word = (*word & !(0xFFFF_u128 << (16 * lane))) | (special << (16 * lane));
+            }
+        }
     }
 }
 
