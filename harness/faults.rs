@@ -9,7 +9,6 @@
 
 use pccx_golden::isa::{self, Decoded, Instr};
 use pccx_golden::model::{reg, AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word};
-use pccx_golden::streams::WeightSource;
 use std::collections::BTreeSet;
 
 /// One deliberate defect. `nth` counts events of the named type from 0,
@@ -549,6 +548,8 @@ fn enabled_bit(bit: u32, mask: u8) -> u32 {
 }
 
 impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
+    forward_to_inner!();
+
     fn name(&self) -> &str {
         &self.name
     }
@@ -560,47 +561,6 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         self.held = None;
         self.next_batch.clear();
         self.inner.reset()
-    }
-
-    fn l2_words(&self) -> u32 {
-        self.inner.l2_words()
-    }
-
-    fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
-        self.inner.write_l2(addr, data)
-    }
-
-    fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
-        self.inner.read_l2(addr, out)
-    }
-
-    fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
-        self.inner.write_host(addr, data)
-    }
-
-    fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
-        self.inner.read_host(addr, out)
-    }
-
-    fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError> {
-        self.inner.shape_entry(table, index)
-    }
-
-    fn set_shape_entry(
-        &mut self,
-        table: ShapeTable,
-        index: u8,
-        entry: ShapeEntry,
-    ) -> Result<(), ModelError> {
-        self.inner.set_shape_entry(table, index, entry)
-    }
-
-    fn e_max(&mut self) -> Result<u16, ModelError> {
-        self.inner.e_max()
-    }
-
-    fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
-        self.inner.set_e_max(value)
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
@@ -629,10 +589,6 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         };
         self.fired = true;
         Ok((value, resp))
-    }
-
-    fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
-        self.inner.idle(cycles)
     }
 
     fn drain(&mut self) -> Result<(), ModelError> {
@@ -664,18 +620,6 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         out
     }
 
-    fn set_io_stalls(&mut self, seed: Option<u64>) {
-        self.inner.set_io_stalls(seed);
-    }
-
-    fn predicts_timing(&self) -> bool {
-        self.inner.predicts_timing()
-    }
-
-    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
-        self.inner.set_drain_deadline(cycle);
-    }
-
     fn set_wave_window(
         &mut self,
         path: &std::path::Path,
@@ -691,10 +635,6 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
 
     fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String> {
         self.inner.write_coverage(path)
-    }
-
-    fn set_weight_source(&mut self, source: WeightSource) {
-        self.inner.set_weight_source(source);
     }
 
     fn weight_beats_consumed(&mut self) -> [u64; 2] {

@@ -1,6 +1,9 @@
 //! pccx-cosim harness: the Verilated RTL behind the `NpuModel` interface,
 //! the scoreboard, the stimulus generator and the campaign runner.
 
+#[macro_use]
+mod delegate;
+
 #[cfg(not(pccx_no_rtl))]
 pub mod bench;
 pub mod config;

@@ -246,12 +246,12 @@ impl TimingMode {
 /// events.
 pub const QUIESCENCE_CYCLES: u32 = 16;
 
-/// The drain deadline a timed reference gives the DUT: this many times the
-/// reference's last retire cycle, plus DRAIN_SLACK_CYCLES. Generous, so
+/// The deadline a timed reference gives every wait of the DUT: this many times the
+/// reference's last retire cycle, plus DEADLINE_SLACK_CYCLES. Generous, so
 /// that stalled I/O (slower than the ideal-I/O prediction) never reaches
 /// it; an engine stuck in a loop does.
-pub const DRAIN_SLACK_FACTOR: u64 = 8;
-pub const DRAIN_SLACK_CYCLES: u64 = 200_000;
+pub const DEADLINE_FACTOR: u64 = 8;
+pub const DEADLINE_SLACK_CYCLES: u64 = 200_000;
 
 /// Runs `case` on `reference` and `dut` and compares them.
 ///
@@ -432,7 +432,7 @@ impl<'a> Run<'a> {
         call(self.a, |m| m.drain())?;
         self.collect();
         call(self.b, |m| m.drain())?;
-        self.b.set_drain_deadline(None);
+        self.b.set_wait_deadline(None);
         self.collect();
         // Quiescence: a drained NPU must stay silent. Idle a little and look
         // again, so a stray write or a second retire reported after the
@@ -565,14 +565,14 @@ impl<'a> Run<'a> {
         self.ingest(Side::Reference, ea);
         self.ingest(Side::Dut, eb);
         // A timed reference says when everything issued so far retires. A
-        // DUT still busy far past that (DRAIN_SLACK_FACTOR times, plus
-        // DRAIN_SLACK_CYCLES for stalled I/O), in a drain or while an issue
+        // DUT still busy far past that (DEADLINE_FACTOR times, plus
+        // DEADLINE_SLACK_CYCLES for stalled I/O), in a drain or while an issue
         // waits for a full FIFO, hangs, even if it keeps showing activity
         // the plain watchdog counts as progress.
         if self.a.predicts_timing() {
             let deadline =
-                self.last_cycle[0].unwrap_or(0) * DRAIN_SLACK_FACTOR + DRAIN_SLACK_CYCLES;
-            self.b.set_drain_deadline(Some(deadline));
+                self.last_cycle[0].unwrap_or(0) * DEADLINE_FACTOR + DEADLINE_SLACK_CYCLES;
+            self.b.set_wait_deadline(Some(deadline));
         }
         let ready: Vec<u32> = self
             .pending

@@ -310,6 +310,21 @@ fn upstream_smoke_program() {
 
 // ---- a hanging RTL is reported as such --------------------------------------------------
 
+/// Issues every instruction of an assembler program (a test's own text:
+/// it must parse).
+fn issue_program(
+    model: &mut dyn pccx_golden::model::NpuModel,
+    text: &str,
+) -> Result<(), pccx_golden::model::ModelError> {
+    let program = pccx_golden::asm::parse_program(text).expect("a valid test program");
+    for item in &program.items {
+        if let pccx_golden::asm::Item::Instr(word) = item {
+            model.issue(*word)?;
+        }
+    }
+    Ok(())
+}
+
 /// A host port that is never ready starves the MEM dispatcher: the drain
 /// must end with a watchdog error that says what it waited for, not hang.
 #[test]
@@ -326,16 +341,11 @@ fn a_starved_copy_trips_the_watchdog() {
     };
     let mut rtl = RtlModel::open(common::config("tiny"), never_ready).expect("RTL model");
     rtl.set_watchdog(5_000);
-    let program = pccx_golden::asm::parse_program(
+    issue_program(
+        &mut rtl,
         "memset fmap[1] = (8, 1, 1)\nmemcpy l2[0] <- host[0], shape=1",
     )
-    .unwrap();
-    for item in &program.items {
-        if let pccx_golden::asm::Item::Instr(word) = item {
-            rtl.issue(*word)
-                .expect("issuing does not wait for the copy");
-        }
-    }
+    .expect("issuing does not wait for the copy");
     match rtl.drain() {
         Err(ModelError::Watchdog { what, cycles }) => {
             assert!(cycles >= 5_000, "{cycles}");
@@ -357,12 +367,9 @@ fn a_starved_copy_trips_the_watchdog() {
 fn beats_past_the_cap_are_not_progress() {
     use pccx_cosim::rtl::{HostTiming, RtlModel};
     use pccx_golden::model::{ModelError, NpuModel};
-    let program = pccx_golden::asm::parse_program(
-        "memset fmap[1] = (1, 64, 1)
+    const PROGRAM: &str = "memset fmap[1] = (1, 64, 1)
          memset weight[2] = (64, 8, 1)
-         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0",
-    )
-    .unwrap();
+         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0";
     let run = |cap: Option<u64>| -> Result<(), ModelError> {
         let mut rtl = RtlModel::open(common::config("tiny"), HostTiming::default()).expect("RTL");
         rtl.set_watchdog(20);
@@ -370,11 +377,7 @@ fn beats_past_the_cap_are_not_progress() {
             rtl.set_beat_progress_cap(cap);
         }
         rtl.reset()?;
-        for item in &program.items {
-            if let pccx_golden::asm::Item::Instr(word) = item {
-                rtl.issue(*word)?;
-            }
-        }
+        issue_program(&mut rtl, PROGRAM)?;
         rtl.drain()
     };
     run(None).expect("with the default cap the GEMV retires");
@@ -386,26 +389,19 @@ fn beats_past_the_cap_are_not_progress() {
 
 /// A drain past its deadline is a hang even while the engine shows activity
 /// (here a GEMV that keeps taking beats): the scoreboard sets the deadline
-/// from a timed reference's retire cycles (DRAIN_SLACK_FACTOR).
+/// from a timed reference's retire cycles (DEADLINE_FACTOR).
 #[test]
 fn a_drain_past_its_deadline_is_a_hang() {
     use pccx_cosim::rtl::{HostTiming, RtlModel};
     use pccx_golden::model::{ModelError, NpuModel};
-    let program = pccx_golden::asm::parse_program(
-        "memset fmap[1] = (1, 512, 1)
+    const PROGRAM: &str = "memset fmap[1] = (1, 512, 1)
          memset weight[2] = (512, 64, 1)
-         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0",
-    )
-    .unwrap();
+         gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0";
     let run = |deadline: Option<u64>| -> Result<(), ModelError> {
         let mut rtl = RtlModel::open(common::config("tiny"), HostTiming::default()).expect("RTL");
         rtl.reset()?;
-        for item in &program.items {
-            if let pccx_golden::asm::Item::Instr(word) = item {
-                rtl.issue(*word)?;
-            }
-        }
-        rtl.set_drain_deadline(deadline);
+        issue_program(&mut rtl, PROGRAM)?;
+        rtl.set_wait_deadline(deadline);
         rtl.drain()
     };
     run(None).expect("without a deadline the GEMV retires");

@@ -294,7 +294,7 @@ pub trait NpuModel {
     /// even if the model still shows activity (an engine stuck in a loop
     /// that keeps writing). `None` removes the deadline. Models without
     /// cycles ignore it.
-    fn set_drain_deadline(&mut self, _cycle: Option<u64>) {}
+    fn set_wait_deadline(&mut self, _cycle: Option<u64>) {}
 
     /// Dumps a waveform of cycles `from..=to` (counted from the next reset)
     /// to the FST file `path`; `Ok(())` once it is armed. Only a model with

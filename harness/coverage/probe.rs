@@ -16,9 +16,8 @@ use pccx_golden::footprint::{footprint, Footprint, Range};
 use pccx_golden::golden::Golden;
 use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute, Memcpy};
 use pccx_golden::model::{
-    reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
+    reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, HOST_WORDS,
 };
-use pccx_golden::streams::WeightSource;
 use pccx_golden::tables::{memcpy_words, Tables};
 
 /// An older legal instruction that may still be in flight.
@@ -337,6 +336,8 @@ pub(crate) fn hazards(older: &Footprint, younger: &Footprint) -> Vec<(&'static s
 }
 
 impl NpuModel for Probe {
+    forward_to_inner!();
+
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -348,47 +349,6 @@ impl NpuModel for Probe {
         self.in_flight.clear();
         self.events.clear();
         Ok(())
-    }
-
-    fn l2_words(&self) -> u32 {
-        self.inner.l2_words()
-    }
-
-    fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
-        self.inner.write_l2(addr, data)
-    }
-
-    fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
-        self.inner.read_l2(addr, out)
-    }
-
-    fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
-        self.inner.write_host(addr, data)
-    }
-
-    fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
-        self.inner.read_host(addr, out)
-    }
-
-    fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError> {
-        self.inner.shape_entry(table, index)
-    }
-
-    fn set_shape_entry(
-        &mut self,
-        table: ShapeTable,
-        index: u8,
-        entry: ShapeEntry,
-    ) -> Result<(), ModelError> {
-        self.inner.set_shape_entry(table, index, entry)
-    }
-
-    fn e_max(&mut self) -> Result<u16, ModelError> {
-        self.inner.e_max()
-    }
-
-    fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
-        self.inner.set_e_max(value)
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
@@ -412,10 +372,6 @@ impl NpuModel for Probe {
         self.inner.reg_read(offset)
     }
 
-    fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
-        self.inner.idle(cycles)
-    }
-
     fn drain(&mut self) -> Result<(), ModelError> {
         self.inner.drain()
     }
@@ -424,22 +380,6 @@ impl NpuModel for Probe {
         let mut events = std::mem::take(&mut self.events);
         events.extend(self.inner.take_events());
         events
-    }
-
-    fn set_io_stalls(&mut self, seed: Option<u64>) {
-        self.inner.set_io_stalls(seed)
-    }
-
-    fn predicts_timing(&self) -> bool {
-        self.inner.predicts_timing()
-    }
-
-    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
-        self.inner.set_drain_deadline(cycle)
-    }
-
-    fn set_weight_source(&mut self, source: WeightSource) {
-        self.inner.set_weight_source(source)
     }
 
     fn weight_beats_consumed(&mut self) -> [u64; 2] {

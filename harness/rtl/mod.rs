@@ -65,8 +65,8 @@ pub struct RtlModel {
     /// Beats past this many, taken by one instruction, are not progress
     /// (weight_port::MAX_BEATS_PER_INSTRUCTION).
     beat_progress_cap: u64,
-    /// The cycle by which a drain must be done (NpuModel::set_drain_deadline).
-    drain_deadline: Option<u64>,
+    /// The cycle past which any wait is a hang (NpuModel::set_wait_deadline).
+    wait_deadline: Option<u64>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -141,7 +141,7 @@ impl RtlModel {
             writes_outstanding: 0,
             protocol_error: None,
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
-            drain_deadline: None,
+            wait_deadline: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
             status_changes: Vec::new(),
@@ -401,7 +401,7 @@ impl RtlModel {
         if let Some(m) = &self.protocol_error {
             return Err(ModelError::Protocol(format!("{m} (while {what})")));
         }
-        if let Some(deadline) = self.drain_deadline {
+        if let Some(deadline) = self.wait_deadline {
             if self.cycle > deadline {
                 return Err(ModelError::Watchdog {
                     what: format!(
@@ -560,7 +560,7 @@ impl NpuModel for RtlModel {
         self.reads_outstanding = 0;
         self.writes_outstanding = 0;
         self.protocol_error = None;
-        self.drain_deadline = None;
+        self.wait_deadline = None;
         Ok(())
     }
 
@@ -718,8 +718,8 @@ impl NpuModel for RtlModel {
         Some(self.status_changes.clone())
     }
 
-    fn set_drain_deadline(&mut self, cycle: Option<u64>) {
-        self.drain_deadline = cycle;
+    fn set_wait_deadline(&mut self, cycle: Option<u64>) {
+        self.wait_deadline = cycle;
     }
 
     fn set_weight_source(&mut self, source: WeightSource) {
