@@ -19,6 +19,8 @@ module pccx_top
   parameter int ARRAY_ROWS = 32,
   parameter int ARRAY_COLS = 32,
   parameter int VEC_LANES = 4,
+  // The CVO engine's uCVO cores (docs/cvo.md section 4). Timing only.
+  parameter int CVO_CORES = 2,
   localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
   localparam int SW = $clog2(NSLOT)
 ) (
@@ -179,6 +181,8 @@ module pccx_top
   assign l2_wr_mask[L2P_CVO] = '0;
   assign l2_wr_seq[L2P_CVO]  = '0;
   /* verilator lint_off UNUSEDSIGNAL */
+  int unused_cvo_cores;
+  assign unused_cvo_cores = CVO_CORES;
   logic [127:0] unused_cvo_rd_data;
   assign unused_cvo_rd_data = l2_rd_data[L2P_CVO];
   /* verilator lint_on UNUSEDSIGNAL */
