@@ -498,13 +498,14 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig], cov:
     for c in configs {
         writeln!(
             s,
-            "    HwConfig {{ name: {:?}, l2_words: {}, fifo_depth: {}, array_rows: {}, array_cols: {}, vector_lanes: {} }},",
+            "    HwConfig {{ name: {:?}, l2_words: {}, fifo_depth: {}, array_rows: {}, array_cols: {}, vector_lanes: {}, cvo_cores: {} }},",
             c.name,
             c.param("L2_WORDS"),
             c.param("FIFO_DEPTH"),
             c.param("ARRAY_ROWS"),
             c.param("ARRAY_COLS"),
-            c.param("VEC_LANES")
+            c.param("VEC_LANES"),
+            c.param("CVO_CORES")
         )
         .unwrap();
     }

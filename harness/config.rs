@@ -19,6 +19,8 @@ pub struct HwConfig {
     pub array_cols: u32,
     /// `VEC_LANES`: the GEMV vector core's uV lanes.
     pub vector_lanes: u32,
+    /// `CVO_CORES`: the CVO engine's uCVO cores.
+    pub cvo_cores: u32,
 }
 
 // `ALL`: every configuration in hw/configs/*.cfg, in name order, generated

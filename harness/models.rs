@@ -28,6 +28,7 @@ pub fn reference_golden(config: &HwConfig) -> Golden {
             array_rows: config.array_rows,
             array_cols: config.array_cols,
             vector_lanes: config.vector_lanes,
+            cvo_cores: config.cvo_cores,
         },
     )
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates the CVO engine's constant tables (docs/cvo.md section 2) into
-golden/src/numerics/cvo_tables.rs and hw/rtl/pccx_cvo_rom_pkg.sv, so the
+golden/src/numerics/cvo/tables.rs and hw/rtl/pccx_cvo_rom_pkg.sv, so the
 golden model and the RTL hold the same contents by construction.
 
 Every entry is computed with mpmath at 400 bits and rounded once, so no
@@ -71,7 +71,7 @@ for name, (kind, value, width) in tables.items():
             rs.append("    " + " ".join(f"{v}," for v in value[i:i + 4]))
         rs.append("];")
     rs.append("")
-with open(os.path.join(ROOT, "golden/src/numerics/cvo_tables.rs"), "w") as f:
+with open(os.path.join(ROOT, "golden/src/numerics/cvo/tables.rs"), "w") as f:
     f.write("\n".join(rs).rstrip() + "\n")
 
 # ---- SystemVerilog ------------------------------------------------------------
@@ -90,4 +90,4 @@ for name, (kind, value, width) in tables.items():
 sv.append("endpackage")
 with open(os.path.join(ROOT, "hw/rtl/pccx_cvo_rom_pkg.sv"), "w") as f:
     f.write("\n".join(sv) + "\n")
-print("wrote golden/src/numerics/cvo_tables.rs and hw/rtl/pccx_cvo_rom_pkg.sv")
+print("wrote golden/src/numerics/cvo/tables.rs and hw/rtl/pccx_cvo_rom_pkg.sv")

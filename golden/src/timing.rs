@@ -11,7 +11,7 @@
 
 use crate::exec::mat::{check_shape, MatEngine, MatShape};
 use crate::footprint::{conflicts, Footprint};
-use crate::isa::{Instr, MemRoute};
+use crate::isa::{Cvo, CvoFunc, Instr, MemRoute};
 use crate::model::{reg, ErrorCode, ShapeTable};
 use crate::tables::{memcpy_words, Tables};
 
@@ -28,6 +28,8 @@ pub struct TimingParams {
     pub array_cols: u32,
     /// `VEC_LANES`: the GEMV engine's uV lanes.
     pub vector_lanes: u32,
+    /// `CVO_CORES`: the CVO engine's uCVO cores.
+    pub cvo_cores: u32,
 }
 
 /// Cycles one AXI-Lite access takes that does not latch an instruction
@@ -84,9 +86,36 @@ pub fn engine_busy_cycles(
                 }
             }
         }
-        // MEMSET and the slice-1 placeholder of CVO retire in the cycle
-        // after their start.
-        Instr::Memset(_) | Instr::Cvo(_) => 0,
+        Instr::Cvo(op) => cvo_busy_cycles(op, params.cvo_cores),
+        // MEMSET retires in the cycle after its start.
+        Instr::Memset(_) => 0,
+    }
+}
+
+/// CVO on `cvo_cores` uCVO cores (docs/cvo.md section 4), for an
+/// instruction that passed its checks. With `P = ceil(8 / cores)` compute
+/// cycles per word, `W = ceil(length / 8)`, `a = accm`:
+///
+/// ```text
+/// REDUCE_SUM:        W * (P + 1) + a + 2     read + P per word; [read old],
+///                                            combine and round, write
+/// the others:  sc + W * (P + 3 + a)          sc = 1 for SCALE (its scalar);
+///                                            per word [read old], read, P,
+///                                            drain, write
+/// ```
+///
+/// `length = 0` retires in the cycle after its start.
+pub fn cvo_busy_cycles(op: &Cvo, cvo_cores: u32) -> u64 {
+    let words = u64::from(op.length).div_ceil(8);
+    if words == 0 {
+        return 0;
+    }
+    let per_word = 8u64.div_ceil(u64::from(cvo_cores.clamp(1, 8)));
+    let accm = u64::from(op.accm());
+    match op.func {
+        CvoFunc::ReduceSum => words * (per_word + 1) + accm + 2,
+        CvoFunc::Scale => 1 + words * (per_word + 3 + accm),
+        _ => words * (per_word + 3 + accm),
     }
 }
 

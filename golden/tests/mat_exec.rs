@@ -491,6 +491,7 @@ fn timed(rows: u32, cols: u32, lanes: u32) -> Golden {
             array_rows: rows,
             array_cols: cols,
             vector_lanes: lanes,
+            cvo_cores: 2,
         },
     );
     g.reset().unwrap();

@@ -155,6 +155,7 @@ impl Builder {
                 .arg(format!("-GARRAY_ROWS={}", c.array_rows))
                 .arg(format!("-GARRAY_COLS={}", c.array_cols))
                 .arg(format!("-GVEC_LANES={}", c.vector_lanes))
+                .arg(format!("-GCVO_CORES={}", c.cvo_cores))
                 .args(&files),
             "verilator",
         )

@@ -1,6 +1,7 @@
 use super::*;
-use crate::isa::{Cvo, CvoFunc, Instr, Memcpy, Memset};
+use crate::isa::{layout, Cvo, CvoFunc, Instr, Memcpy, Memset};
 use crate::model::HOST_WORDS;
+use crate::numerics::{self, Bf16};
 
 const L2: u32 = 1024;
 
@@ -384,35 +385,98 @@ fn illegal_words_retire_with_their_code() {
     }
 }
 
-/// CVO is still the slice-1 placeholder (GEMV and GEMM are tested in
-/// golden/tests/mat_exec.rs).
+fn cvo(func: CvoFunc, src_addr: u32, dst_addr: u32, length: u16, flags: u8) -> u64 {
+    Instr::Cvo(Cvo {
+        func,
+        src_addr,
+        dst_addr,
+        length,
+        flags,
+        async_: false,
+    })
+    .encode()
+}
+
+/// The elements of a word, element 0 first.
+fn elements(word: Word) -> Vec<Bf16> {
+    (0..8).map(|i| Bf16((word >> (16 * i)) as u16)).collect()
+}
+
+/// The wiring of the CVO interpreter: element order, the mask of the last
+/// word, sub_emax before the function, accm after it, SCALE's scalar word,
+/// REDUCE_SUM into element 0 only (the functions themselves are checked in
+/// numerics::cvo and against the RTL in tests/cvo_exhaustive.rs).
 #[test]
-fn cvo_is_an_unimplemented_placeholder() {
+fn cvo_wiring_masks_flags_and_layout() {
+    let input: Vec<Word> = (0..3u128)
+        .map(|w| (0..8).fold(0, |acc, i| acc | (0x3F80 + 0x10 * (8 * w + i)) << (16 * i)))
+        .collect();
+    let old = pattern(0x1111, 3);
+    let e_max = Bf16(0x3F00);
     let mut g = model();
-    g.write_l2(0, &pattern(1, 16)).unwrap();
-    g.set_e_max(0x3F80).unwrap();
-    for (seq, func) in [CvoFunc::Exp, CvoFunc::ReduceSum, CvoFunc::Scale]
-        .into_iter()
-        .enumerate()
-    {
-        let word = Instr::Cvo(Cvo {
-            func,
-            src_addr: 0,
-            dst_addr: 8,
-            length: 8,
-            flags: 0x1F,
-            async_: false,
-        })
-        .encode();
-        assert_eq!(
-            run(&mut g, word),
-            bare(seq as u32, word, ErrorCode::Unimplemented)
-        );
+    g.set_e_max(e_max.0).unwrap();
+    let x: Vec<Bf16> = input.iter().flat_map(|&w| elements(w)).collect();
+    let fresh = |g: &mut Golden| {
+        g.write_l2(0, &input).unwrap();
+        g.write_l2(16, &old).unwrap();
+    };
+    let old_el: Vec<Bf16> = old.iter().flat_map(|&w| elements(w)).collect();
+    let flags_sub_accm = layout::cvo::FLAG_SUB_EMAX | layout::cvo::FLAG_ACCM;
+
+    // EXP of 11 elements with sub_emax and accm: 8 + 3, the last word masked.
+    fresh(&mut g);
+    run(&mut g, cvo(CvoFunc::Exp, 0, 16, 11, flags_sub_accm));
+    let got: Vec<Bf16> = l2(&mut g, 16, 2).into_iter().flat_map(elements).collect();
+    for i in 0..16 {
+        let want = if i < 11 {
+            numerics::bf16::add(
+                old_el[i],
+                numerics::cvo::exp(numerics::bf16::sub(x[i], e_max)),
+            )
+        } else {
+            old_el[i]
+        };
+        assert_eq!(got[i], want, "element {i}");
     }
-    assert_eq!(l2(&mut g, 0, 16), pattern(1, 16));
-    assert_eq!(g.e_max().unwrap(), 0x3F80);
-    assert_eq!(g.weight_beats_consumed(), [0, 0]);
-    assert_eq!(status(&mut g), err_status(ErrorCode::Unimplemented));
+
+    // SCALE: the scalar is element 0 of word 0, the vector starts at word 1.
+    fresh(&mut g);
+    run(
+        &mut g,
+        cvo(CvoFunc::Scale, 0, 16, 9, layout::cvo::FLAG_RECIP_SCALE),
+    );
+    let got: Vec<Bf16> = l2(&mut g, 16, 2).into_iter().flat_map(elements).collect();
+    for i in 0..9 {
+        assert_eq!(got[i], numerics::cvo::divide(x[8 + i], x[0]), "element {i}");
+    }
+    assert_eq!(got[9..], old_el[9..16]);
+
+    // REDUCE_SUM: element 0 of the destination only.
+    fresh(&mut g);
+    let events = run(&mut g, cvo(CvoFunc::ReduceSum, 0, 16, 20, 0));
+    let mut sum = numerics::cvo::ExactSum::new();
+    x[..20].iter().for_each(|&v| sum.add(v));
+    let got = elements(l2(&mut g, 16, 1)[0]);
+    assert_eq!(got[0], sum.round());
+    assert_eq!(got[1..], old_el[1..8]);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::L2Write {
+            addr: 16,
+            mask: 0x01,
+            ..
+        }
+    )));
+
+    // Length 0 has no effect, even out of range; a range error has none either.
+    fresh(&mut g);
+    let word = cvo(CvoFunc::Sin, 0x1FFFF, 0x1FFFF, 0, 0);
+    assert_eq!(run(&mut g, word), bare(3, word, ErrorCode::Ok));
+    let word = cvo(CvoFunc::Sin, 0, L2 - 1, 9, 0);
+    assert_eq!(run(&mut g, word), bare(4, word, ErrorCode::L2Range));
+    let word = cvo(CvoFunc::Scale, L2 - 2, 0, 9, 0);
+    assert_eq!(run(&mut g, word), bare(5, word, ErrorCode::L2Range));
+    assert_eq!(l2(&mut g, 16, 3), old);
 }
 
 // ---- status and register map ----

@@ -3,6 +3,7 @@
 //! functions only; the interpreter's GEMV/GEMM (`exec/mat.rs`) is built on
 //! them.
 pub mod bf16;
+pub mod cvo;
 pub mod w4a8;
 
 pub use bf16::{round_exact, Bf16, Class, Value};
