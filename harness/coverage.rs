@@ -69,9 +69,6 @@ pub struct Bin {
     pub excluded: Option<&'static str>,
 }
 
-/// Why CVO's routes are excluded.
-pub const CVO_NOT_IMPLEMENTED: &str =
-    "not yet implemented: CVO is a placeholder that retires UNIMPLEMENTED and moves no data";
 
 /// The engine names, in engine (opcode) order.
 pub const ENGINES: [&str; 5] = ["GEMV", "GEMM", "MEM", "MEMSET", "CVO"];
@@ -98,8 +95,19 @@ const ROUTES: [(&str, Option<&str>); 9] = [
     ("0x13 l2->l1 (gemv fill)", None),
     ("0x21 gemm->l2 (result)", None),
     ("0x31 gemv->l2 (result)", None),
-    ("0x14 l2->cvo", Some(CVO_NOT_IMPLEMENTED)),
-    ("0x41 cvo->l2", Some(CVO_NOT_IMPLEMENTED)),
+    ("0x14 l2->cvo", None),
+    ("0x41 cvo->l2", None),
+];
+
+/// CVO operand shapes (`cvo len=0`, ...): the lengths that end on and off
+/// a word boundary, and the walk direction the overlap rule picks
+/// (docs/cvo.md section 1).
+pub const CVO_SHAPES: [&str; 5] = [
+    "len=0",
+    "len ends mid-word",
+    "len whole words",
+    "dst <= src (ascending)",
+    "dst > src (descending)",
 ];
 
 /// `gemv findemax=1 accm=0 w_scale=1`.
@@ -185,6 +193,9 @@ fn build_catalogue() -> Vec<Bin> {
             add(Group::Flags, cvo_bin(func, "recip_scale"), None);
         }
     }
+    for what in CVO_SHAPES {
+        add(Group::Flags, format!("cvo {what}"), None);
+    }
     for (name, excluded) in ROUTES {
         add(Group::Routes, name.into(), excluded);
     }
@@ -215,11 +226,13 @@ fn build_catalogue() -> Vec<Bin> {
         "L2_RANGE gemm dest",
         "HOST_RANGE memcpy host->l2 src",
         "HOST_RANGE memcpy l2->host dest",
-        "UNIMPLEMENTED cvo",
+        "L2_RANGE cvo src",
+        "L2_RANGE cvo dest",
         "OK gemv",
         "OK gemm",
         "OK memcpy",
         "OK memset",
+        "OK cvo",
     ] {
         add(Group::Errors, name.into(), None);
     }

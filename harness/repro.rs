@@ -17,7 +17,7 @@ use crate::shrink::{self, DutFactory, ProgramSize, ShrinkOptions};
 use crate::signature::Signature;
 use crate::stimulus::{GenOptions, OpWeights, TestCase};
 use pccx_golden::asm::{format_program, Item, Program};
-use pccx_golden::model::{ModelError, NpuModel, HOST_WORDS};
+use pccx_golden::model::{ModelError, NpuModel, Word, HOST_WORDS};
 use serde_json::{json, Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -217,6 +217,10 @@ impl Repro {
                 "l2_words": c.options.l2_words,
                 "host_words": HOST_WORDS,
                 "fill": FILL_RULE,
+                "l2_patches": c.l2_patches.iter().map(|(addr, words)| json!({
+                    "addr": addr,
+                    "words": words.iter().map(|w| format!("0x{w:032x}")).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
             },
             "weight_stream": {
                 "seed": hex64(c.weight_seed),
@@ -308,6 +312,7 @@ impl Repro {
             l2_init_seed: u64_at(v, "images.l2_init_seed")?,
             host_init_seed: u64_at(v, "images.host_init_seed")?,
             weight_seed,
+            l2_patches: l2_patches_at(v)?,
         };
         let shrink = match at(v, "shrink")? {
             Value::Null => None,
@@ -808,6 +813,39 @@ fn parse_u64(x: &Value) -> Option<u64> {
         }
         _ => None,
     }
+}
+
+/// `images.l2_patches`: words written over the seeded L2 image. Files
+/// written before patches existed have none.
+fn l2_patches_at(v: &Value) -> Result<Vec<(u32, Vec<Word>)>, FieldError> {
+    let Some(list) = v.get("images").and_then(|i| i.get("l2_patches")) else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| FieldError::new("images.l2_patches", "expected a list"))?;
+    let mut patches = Vec::new();
+    for (i, p) in list.iter().enumerate() {
+        let path = format!("images.l2_patches[{i}]");
+        let addr = u32_at(p, "addr").map_err(|e| FieldError::new(&format!("{path}.{}", e.field), e.message))?;
+        let words = p
+            .get("words")
+            .and_then(Value::as_array)
+            .ok_or_else(|| FieldError::new(&format!("{path}.words"), "expected a list of words"))?
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                w.as_str()
+                    .and_then(|s| s.strip_prefix("0x"))
+                    .and_then(|h| u128::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        FieldError::new(&format!("{path}.words[{k}]"), format!("{w}, expected a 0x-prefixed 128-bit hex word"))
+                    })
+            })
+            .collect::<Result<Vec<Word>, FieldError>>()?;
+        patches.push((addr, words));
+    }
+    Ok(patches)
 }
 
 fn u32_at(v: &Value, path: &str) -> Result<u32, FieldError> {

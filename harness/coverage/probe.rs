@@ -250,10 +250,31 @@ fn sample_instr(
             }
         }
         Instr::Cvo(v) => {
-            // The placeholder retires UNIMPLEMENTED; once the engine lands
-            // an OK retire counts the same.
-            if matches!(code, ErrorCode::Unimplemented | ErrorCode::Ok) {
+            let words = u64::from(v.length).div_ceil(8);
+            let vector_base = u64::from(v.src_addr) + u64::from(v.func == CvoFunc::Scale);
+            if code == ErrorCode::Ok {
                 let f = v.func;
+                c.hit(Group::Errors, "OK cvo");
+                let shape = match v.length % 8 {
+                    _ if v.length == 0 => "cvo len=0",
+                    0 => "cvo len whole words",
+                    _ => "cvo len ends mid-word",
+                };
+                c.hit(Group::Flags, shape);
+                if v.length != 0 {
+                    c.hit(Group::Routes, "0x14 l2->cvo");
+                    c.hit(
+                        Group::Flags,
+                        if u64::from(v.dst_addr) <= vector_base {
+                            "cvo dst <= src (ascending)"
+                        } else {
+                            "cvo dst > src (descending)"
+                        },
+                    );
+                }
+                if l2_writes > 0 {
+                    c.hit(Group::Routes, "0x41 cvo->l2");
+                }
                 c.hit(
                     Group::Flags,
                     &cvo_bin(f, if v.async_ { "async" } else { "sync" }),
@@ -268,8 +289,10 @@ fn sample_instr(
                     c.hit(Group::Flags, &cvo_bin(f, "recip_scale"));
                 }
             }
-            if code == ErrorCode::Unimplemented {
-                c.hit(Group::Errors, "UNIMPLEMENTED cvo");
+            if code == ErrorCode::L2Range {
+                let src_end = vector_base + words;
+                let which = if src_end > l2_words { "src" } else { "dest" };
+                c.hit(Group::Errors, &format!("L2_RANGE cvo {which}"));
             }
         }
     }

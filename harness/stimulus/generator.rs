@@ -884,7 +884,7 @@ impl Generator<'_> {
             write: true,
         });
         let prefix =
-            gemv && self.rng.percent(self.opt.mat_prefix_pct) && self.opt.instrs - self.instrs >= 3;
+            gemv && self.rng.percent(self.opt.mat_prefix_pct) && self.opt.instrs - self.instrs >= 5;
         let softmax = prefix && self.rng.percent(50);
         let mut flags = self.rng.bits(6) as u8;
         if softmax {
@@ -945,8 +945,10 @@ impl Generator<'_> {
     /// The CVOs that follow a GEMV in a transformer layer, reading its
     /// output: softmax (`exp(x - e_max)` needs the GEMV's findemax, then the
     /// sum of the exponentials) or RMSNorm (the sum of squares, then a
-    /// scale by its reciprocal). The CVOs are placeholders; what they
-    /// exercise is the ordering (RAW on L2 and on e_max).
+    /// root's reciprocal, ISA section 3.4), laid out as the seed lays them
+    /// out: SCALE's scalar in the word before its vector. They exercise the
+    /// ordering (RAW on L2 and on e_max) and the numerics on real GEMV
+    /// outputs.
     fn queue_prefix(&mut self, softmax: bool, out: u64, n: u64) {
         let len = n as u16;
         let async_ = self.rng.percent(50);
@@ -960,19 +962,35 @@ impl Generator<'_> {
         } else {
             self.queued
                 .push(cvo_word(CvoFunc::ReduceSum, out, sum_at, len, 0, async_));
+            let root_at = self.hot(Mem::L2);
+            self.queued
+                .push(cvo_word(CvoFunc::Sqrt, sum_at, root_at, 1, 0, true));
+            // The factor goes in front of the GEMV's output, SCALE's layout.
+            let factor_at = out.saturating_sub(1);
+            self.queued
+                .push(cvo_word(CvoFunc::Recip, root_at, factor_at, 1, 0, true));
             let dst = self.hot(Mem::L2);
             self.queued
-                .push(cvo_word(CvoFunc::Scale, sum_at, dst, len, 0x08, true));
+                .push(cvo_word(CvoFunc::Scale, factor_at, dst, len, 0, true));
         }
     }
 
     /// A CVO with its operands placed like any other access (overlapping or
     /// abutting recent ones), its footprint remembered as a hazard partner:
     /// CVO reads ceil(length/8) words (one more for SCALE, its scale word)
-    /// and writes as many (one for REDUCE_SUM), docs/semantics.md.
+    /// and writes as many (one for REDUCE_SUM), docs/semantics.md. Lengths
+    /// favour the edges (0, under one word, whole words); some CVOs work in
+    /// place or onto a shifted copy of their own vector (both walk
+    /// directions of docs/cvo.md's overlap rule); some end at or past the
+    /// end of L2.
     fn cvo(&mut self) -> u64 {
         let func = *self.rng.pick(&CvoFunc::ALL);
-        let length = self.rng.range(0, 200) as u16;
+        let length = match self.rng.below(8) {
+            0 => 0,
+            1 => self.rng.range(1, 7),
+            2 => 8 * self.rng.range(1, 8),
+            _ => self.rng.range(1, 200),
+        } as u16;
         let words = u64::from(length).div_ceil(8);
         let src_len = if func == CvoFunc::Scale {
             words + 1
@@ -983,8 +1001,21 @@ impl Generator<'_> {
             CvoFunc::ReduceSum => u64::from(length != 0),
             _ => words,
         };
-        let src = self.operand(Mem::L2, src_len, false).min(ADDR_MAX);
-        let dst = self.operand(Mem::L2, dst_len, true).min(ADDR_MAX);
+        let src = if self.rng.percent(self.opt.range_err_pct) {
+            self.edge_start(Mem::L2, src_len)
+        } else {
+            self.operand(Mem::L2, src_len, false)
+        }
+        .min(ADDR_MAX);
+        let vector = src + u64::from(func == CvoFunc::Scale);
+        let dst = match self.rng.below(10) {
+            0 => vector,                                       // in place
+            1 => vector + self.rng.range(1, words.max(1)),     // shifted up: descending
+            2 => vector.saturating_sub(self.rng.range(1, 3)),  // shifted down: ascending
+            3 if self.rng.percent(self.opt.range_err_pct) => self.edge_start(Mem::L2, dst_len),
+            _ => self.operand(Mem::L2, dst_len, true),
+        }
+        .min(ADDR_MAX);
         for (start, len, write) in [(src, src_len, false), (dst, dst_len, true)] {
             self.remember(Access {
                 mem: Mem::L2,

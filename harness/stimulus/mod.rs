@@ -149,6 +149,10 @@ pub struct TestCase {
     pub host_init_seed: u64,
     /// Seed of both weight streams ([`WeightSource::new`]).
     pub weight_seed: u64,
+    /// Words written over the seeded L2 image, in order: (address, words).
+    /// Empty for generated cases; directed tests that need exact operands
+    /// (every BF16 input of a CVO function) put them here.
+    pub l2_patches: Vec<(u32, Vec<Word>)>,
 }
 
 impl TestCase {
@@ -169,6 +173,7 @@ impl TestCase {
             l2_init_seed,
             host_init_seed,
             weight_seed,
+            l2_patches: Vec::new(),
         }
     }
 
@@ -213,6 +218,11 @@ impl TestCase {
     pub fn l2_image(&self) -> Vec<Word> {
         let mut image = fill(self.l2_init_seed, self.options.l2_words as usize);
         with_specials(&mut image, self.l2_init_seed ^ SPECIALS_SEED_SALT);
+        for (addr, words) in &self.l2_patches {
+            let start = (*addr as usize).min(image.len());
+            let end = (start + words.len()).min(image.len());
+            image[start..end].copy_from_slice(&words[..end - start]);
+        }
         image
     }
 
