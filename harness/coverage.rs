@@ -9,8 +9,9 @@
 //! every instruction it executes; its counts accumulate over every case it
 //! is reset for, so a campaign's reference gives the campaign's coverage.
 //!
-//! Bins that the RTL cannot reach yet (the CVO engine's routes, while CVO is
-//! a placeholder) are listed as *excluded*: shown, never counted as holes.
+//! A bin the RTL cannot reach yet can be listed as *excluded*: shown, never
+//! counted as a hole (CVO's routes were, while CVO was a placeholder; none
+//! is now).
 
 mod probe;
 

@@ -127,7 +127,7 @@ fn memcpy_host_edge_and_check_order() {
     );
 }
 
-// ---- decode errors and the placeholders -----------------------------------------
+// ---- decode errors, and every engine in one program -----------------------------
 
 #[test]
 fn illegal_encodings_all_kinds() {
@@ -143,8 +143,10 @@ fn illegal_encodings_all_kinds() {
     );
 }
 
+/// The program that once showed the placeholders: GEMV with findemax, GEMM,
+/// then CVOs reading the GEMV's output and its e_max.
 #[test]
-fn placeholder_engines_retire_unimplemented() {
+fn compute_engines_in_one_program() {
     must_match(
         "kv260",
         "memset fmap[1] = (1, 16, 1)
@@ -155,6 +157,40 @@ fn placeholder_engines_retire_unimplemented() {
          cvo.reduce_sum l2[301] <- l2[100], len=64, async
          cvo.scale l2[302] <- l2[100], len=0",
     );
+}
+
+/// CVO's edges on every configuration's core count: lengths 1, 7, 8, 9 and
+/// 0; a REDUCE_SUM that ends mid-word; in place, shifted up (descending
+/// walk) and down; SCALE in place over its own scalar word; ranges that end
+/// exactly at the last word of L2 and one word past it (source first, then
+/// destination).
+#[test]
+fn cvo_edges_on_every_core_count() {
+    for cfg in ["tiny", "small", "kv260"] {
+        let last = common::config(cfg).l2_words - 1;
+        must_match(
+            cfg,
+            &format!(
+                "cvo.sin l2[10] <- l2[0], len=1
+                 cvo.cos l2[20] <- l2[0], len=7, accm
+                 cvo.gelu l2[30] <- l2[0], len=8, sub_emax, async
+                 cvo.sqrt l2[40] <- l2[0], len=9, accm, sub_emax
+                 cvo.recip l2[50] <- l2[0], len=0
+                 cvo.reduce_sum l2[60] <- l2[0], len=13, accm
+                 cvo.exp l2[70] <- l2[70], len=20
+                 cvo.exp l2[81] <- l2[80], len=24, accm
+                 cvo.recip l2[89] <- l2[90], len=24
+                 cvo.scale l2[100] <- l2[100], len=16, recip_scale
+                 cvo.scale l2[110] <- l2[111], len=16, async
+                 cvo.sin l2[0] <- l2[{last}], len=9
+                 cvo.sin l2[{last}] <- l2[0], len=9
+                 cvo.reduce_sum l2[{last}] <- l2[0], len=9
+                 cvo.scale l2[0] <- l2[{s}], len=8
+                 cvo.scale l2[0] <- l2[{last}], len=8",
+                s = last - 1
+            ),
+        );
+    }
 }
 
 // ---- status and register map -------------------------------------------------------
@@ -290,7 +326,7 @@ fn full_memset_fifo_behind_a_barrier() {
 // ---- the public pccx project's own smoke program ------------------------------------
 
 /// The seven words of `shared/vectors/upstream-smoke-program.jsonl`, run as a
-/// program (GEMM, GEMV and CVO are placeholders in this slice). Skipped with
+/// program. Skipped with
 /// a notice when the file is not there.
 #[test]
 fn upstream_smoke_program() {

@@ -42,8 +42,8 @@ fn ideal_io_retire_cycles_and_status_match_exactly() {
     }
 }
 
-/// The program of a skew test: a random one, plus the instructions that
-/// the random mix leaves out (the placeholders) and illegal words.
+/// The program of a skew test: a random one, with a few compute
+/// instructions (GEMV, GEMM, CVO) and illegal words.
 fn skew_case(config: &str, seed: u64) -> TestCase {
     let mut options = GenOptions::for_config(&common::config(config), 40);
     options.weights = OpWeights {

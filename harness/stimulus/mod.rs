@@ -40,9 +40,8 @@ impl OpWeights {
     };
 
     /// The default mix: the slice-1 kinds plus GEMV and GEMM (which also
-    /// bring their own MEMSETs), and a few CVOs with random fields (still a
-    /// placeholder that retires UNIMPLEMENTED, but every function, flag and
-    /// `async` must be issued for the coverage bins, docs/coverage.md);
+    /// bring their own MEMSETs), and a few CVOs with random fields (every
+    /// function, flag and `async`, for the coverage bins, docs/coverage.md);
     /// more CVOs come with the softmax/RMSNorm prefixes of GEMVs
     /// (`GenOptions::mat_prefix_pct`).
     pub const DEFAULT: OpWeights = OpWeights {
