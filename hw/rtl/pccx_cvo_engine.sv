@@ -36,9 +36,11 @@ module pccx_cvo_engine
   input  logic          clk,
   input  logic          rst_n,
   input  logic          start,
-  /* verilator lint_off UNUSEDSIGNAL */  // opcode is CVO by routing, cvo_func
-  input  logic [63:0]   start_word,       // bit 59 is 0 (8-F are illegal), body
-  /* verilator lint_on UNUSEDSIGNAL */    // bits [2:1] are reserved, async is the scheduler's
+  // Unused bits: the opcode is CVO by routing, cvo_func [59] is 0 (8-F are
+  // illegal words), body bits [2:1] are reserved, async [0] is the scheduler's.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [63:0]   start_word,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  logic [31:0]   start_seq,
   input  logic [SW-1:0] start_slot,
   input  logic [15:0]   e_max,            // the register; sampled at the start

@@ -48,7 +48,7 @@ package pccx_cvo_pkg;
   // the value has a one anywhere below the guard, so the result is the one
   // rounding of the whole value (docs/numerics.md section 1.1) at any width.
 
-  // Values of the elementwise functions: below 2^74 (GELU's M * PHI).
+  // Values of the elementwise functions: below 2^72 (GELU's M * PHI).
   function automatic logic [15:0] round_u128(logic neg, logic [127:0] v, int exp);
     int msb, sh;
     logic sticky;
