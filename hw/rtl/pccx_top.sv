@@ -142,8 +142,8 @@ module pccx_top
 
   // ---- state --------------------------------------------------------------------
   // e_max: written by GEMV/GEMM findemax in their retire cycle (the conflict
-  // rule orders any two writers) and, once that engine lands, read by CVO
-  // sub_emax. Public for backdoor reads.
+  // rule orders any two writers and a CVO with sub_emax after them), read by
+  // the CVO engine at its start (sub_emax). Public for backdoor reads.
   logic [15:0] e_max /*verilator public_flat_rd*/;
   logic        gemv_emax_we, gemm_emax_we;
   logic [15:0] gemv_emax, gemm_emax;
@@ -171,21 +171,6 @@ module pccx_top
     .rd_en (l2_rd_en), .rd_addr (l2_rd_addr), .rd_data (l2_rd_data),
     .wr_en (l2_wr_en), .wr_addr (l2_wr_addr), .wr_data (l2_wr_data), .wr_mask (l2_wr_mask)
   );
-
-  // The CVO engine's port, idle until that engine lands.
-  assign l2_rd_en[L2P_CVO]   = 1'b0;
-  assign l2_rd_addr[L2P_CVO] = '0;
-  assign l2_wr_en[L2P_CVO]   = 1'b0;
-  assign l2_wr_addr[L2P_CVO] = '0;
-  assign l2_wr_data[L2P_CVO] = '0;
-  assign l2_wr_mask[L2P_CVO] = '0;
-  assign l2_wr_seq[L2P_CVO]  = '0;
-  /* verilator lint_off UNUSEDSIGNAL */
-  int unused_cvo_cores;
-  assign unused_cvo_cores = CVO_CORES;
-  logic [127:0] unused_cvo_rd_data;
-  assign unused_cvo_rd_data = l2_rd_data[L2P_CVO];
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---- engines ------------------------------------------------------------------
   pccx_mem_engine #(.L2_WORDS(L2_WORDS), .SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
@@ -261,15 +246,23 @@ module pccx_top
   assign ws_seq[32*WS_MATRIX +: 32] = ret_seq[ENG_GEMM];
   assign ws_seq[32*WS_VECTOR +: 32] = ret_seq[ENG_GEMV];
 
-  // CVO: a placeholder until its engine lands.
-  pccx_placeholder_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_CVO])) u_cvo (
+  // CVO: CVO_CORES uCVO cores; sub_emax reads e_max (docs/cvo.md).
+  pccx_cvo_engine #(
+    .L2_WORDS(L2_WORDS), .SW(SW), .CORES(CVO_CORES), .EXTRA_CYCLE(TIMING_SKEW[ENG_CVO])
+  ) u_cvo (
     .clk, .rst_n,
     .start (eng_start[ENG_CVO]), .start_word (eng_word[ENG_CVO]),
     .start_seq (eng_seq[ENG_CVO]), .start_slot (eng_slot[ENG_CVO]),
+    .e_max,
     .idle (eng_idle[ENG_CVO]), .ret_valid (ret_valid[ENG_CVO]),
     .ret_seq (ret_seq[ENG_CVO]), .ret_op (ret_op[ENG_CVO]), .ret_err (ret_err[ENG_CVO]),
-    .ret_slot (eng_ret_slot[ENG_CVO])
+    .ret_slot (eng_ret_slot[ENG_CVO]),
+    .l2_rd_en (l2_rd_en[L2P_CVO]), .l2_rd_addr (l2_rd_addr[L2P_CVO]),
+    .l2_rd_data (l2_rd_data[L2P_CVO]),
+    .l2_wr_en (l2_wr_en[L2P_CVO]), .l2_wr_addr (l2_wr_addr[L2P_CVO]),
+    .l2_wr_data (l2_wr_data[L2P_CVO]), .l2_wr_mask (l2_wr_mask[L2P_CVO])
   );
+  assign l2_wr_seq[L2P_CVO] = ret_seq[ENG_CVO];
 
   // ---- observation ports ----------------------------------------------------------
   assign tr_latch_valid = lat_fire;
