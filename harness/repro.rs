@@ -827,7 +827,8 @@ fn l2_patches_at(v: &Value) -> Result<Vec<(u32, Vec<Word>)>, FieldError> {
     let mut patches = Vec::new();
     for (i, p) in list.iter().enumerate() {
         let path = format!("images.l2_patches[{i}]");
-        let addr = u32_at(p, "addr").map_err(|e| FieldError::new(&format!("{path}.{}", e.field), e.message))?;
+        let addr = u32_at(p, "addr")
+            .map_err(|e| FieldError::new(&format!("{path}.{}", e.field), e.message))?;
         let words = p
             .get("words")
             .and_then(Value::as_array)
@@ -839,7 +840,10 @@ fn l2_patches_at(v: &Value) -> Result<Vec<(u32, Vec<Word>)>, FieldError> {
                     .and_then(|s| s.strip_prefix("0x"))
                     .and_then(|h| u128::from_str_radix(h, 16).ok())
                     .ok_or_else(|| {
-                        FieldError::new(&format!("{path}.words[{k}]"), format!("{w}, expected a 0x-prefixed 128-bit hex word"))
+                        FieldError::new(
+                            &format!("{path}.words[{k}]"),
+                            format!("{w}, expected a 0x-prefixed 128-bit hex word"),
+                        )
                     })
             })
             .collect::<Result<Vec<Word>, FieldError>>()?;

@@ -62,7 +62,11 @@ fn elements(words: &[Word]) -> Vec<Bf16> {
 fn pack(values: &[Bf16]) -> Vec<Word> {
     values
         .chunks(8)
-        .map(|c| c.iter().enumerate().fold(0, |acc, (i, v)| acc | u128::from(v.0) << (16 * i)))
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0, |acc, (i, v)| acc | u128::from(v.0) << (16 * i))
+        })
         .collect()
 }
 
@@ -93,7 +97,11 @@ fn softmax_through_gemv_and_cvo_matches_f64() {
          cvo.reduce_sum l2[300] <- l2[301], len={N}
          cvo.scale l2[401] <- l2[300], len={N}, recip_scale\n"
     );
-    let got = elements(&run_both(&case(&program, vec![(ACT, vec![activations()])]), 401, N / 8));
+    let got = elements(&run_both(
+        &case(&program, vec![(ACT, vec![activations()])]),
+        401,
+        N / 8,
+    ));
     let max = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let total: f64 = s.iter().map(|x| (x - max).exp()).sum();
     let want: Vec<f64> = s.iter().map(|x| (x - max).exp() / total).collect();
@@ -101,7 +109,10 @@ fn softmax_through_gemv_and_cvo_matches_f64() {
     // Three roundings: exp (at most 1 ULP, 2^-7 relative), the sum (2^-8),
     // the quotient (2^-8); the subtraction of e_max is exact here (integer
     // scores). Sum of the bounds: 2^-6.
-    assert!(err <= 2f64.powi(-6), "softmax relative error {err:e} over 2^-6");
+    assert!(
+        err <= 2f64.powi(-6),
+        "softmax relative error {err:e} over 2^-6"
+    );
     let sum: f64 = got.iter().map(|v| v.to_f64()).sum();
     assert!((sum - 1.0).abs() < 0.05, "probabilities add up to {sum}");
 }
@@ -139,5 +150,8 @@ fn rmsnorm_through_gemv_and_cvo_matches_f64() {
     // Roundings: the sum (2^-8), the mean (2^-8), the root (2^-8, halved
     // to 2^-9 on the factor's error by the square root), the reciprocal
     // (2^-8), the product (2^-8): under 2^-5.5; the bound asserted is 2^-5.
-    assert!(err <= 2f64.powi(-5), "RMSNorm relative error {err:e} over 2^-5");
+    assert!(
+        err <= 2f64.powi(-5),
+        "RMSNorm relative error {err:e} over 2^-5"
+    );
 }

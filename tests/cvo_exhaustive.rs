@@ -133,18 +133,12 @@ fn scale_patches() -> Vec<(u32, Vec<Word>)> {
 
 #[test]
 fn scale_multiply_every_input_by_sixteen_scalars() {
-    must_match(
-        &scale_by_each(""),
-        scale_patches(),
-    );
+    must_match(&scale_by_each(""), scale_patches());
 }
 
 #[test]
 fn scale_divide_every_input_by_sixteen_scalars() {
-    must_match(
-        &scale_by_each(", recip_scale, accm"),
-        scale_patches(),
-    );
+    must_match(&scale_by_each(", recip_scale, accm"), scale_patches());
 }
 
 /// A small xorshift, so the vectors are fixed by this file alone.
@@ -175,7 +169,9 @@ fn reduce_sum_exact_over_adversarial_vectors() {
     let vectors: Vec<Vec<u16>> = vec![
         (0..20_001).map(|_| finite(&mut rng)).collect(),
         // 2^100 then 4,000 ones: the ones survive only in an exact sum.
-        std::iter::once(0x7180).chain(std::iter::repeat_n(0x3F80, 4000)).collect(),
+        std::iter::once(0x7180)
+            .chain(std::iter::repeat_n(0x3F80, 4000))
+            .collect(),
         // x, -x pairs and one tiny leftover: cancellation to 2^-120.
         (0..1000)
             .flat_map(|i| [0x4000 + i as u16, 0xC000 + i as u16])
@@ -183,10 +179,10 @@ fn reduce_sum_exact_over_adversarial_vectors() {
             .collect(),
         // The largest finite values: their sum overflows to +Inf.
         vec![0x7F7F; 9],
-        vec![0x7F80, 0x3F80, 0xFF80],  // +Inf + -Inf = NaN
-        vec![0xFF80, 0x4000, 0x0001],  // -Inf, a subnormal read as zero
-        vec![0x4000, 0x7FC1, 0x4000],  // NaN
-        vec![0x8000, 0x8000, 0x8001],  // only negative zeros: +0
+        vec![0x7F80, 0x3F80, 0xFF80], // +Inf + -Inf = NaN
+        vec![0xFF80, 0x4000, 0x0001], // -Inf, a subnormal read as zero
+        vec![0x4000, 0x7FC1, 0x4000], // NaN
+        vec![0x8000, 0x8000, 0x8001], // only negative zeros: +0
         (0..65_535).map(|_| finite(&mut rng) & 0x87FF).collect(), // many small terms
     ];
     let mut program = String::new();
@@ -195,7 +191,11 @@ fn reduce_sum_exact_over_adversarial_vectors() {
     for (k, v) in vectors.iter().enumerate() {
         let words: Vec<Word> = v
             .chunks(8)
-            .map(|c| c.iter().enumerate().fold(0, |acc, (i, &e)| acc | u128::from(e) << (16 * i)))
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0, |acc, (i, &e)| acc | u128::from(e) << (16 * i))
+            })
             .collect();
         let accm = if k % 2 == 1 { ", accm" } else { "" };
         program += &format!(

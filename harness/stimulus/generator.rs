@@ -1009,9 +1009,9 @@ impl Generator<'_> {
         .min(ADDR_MAX);
         let vector = src + u64::from(func == CvoFunc::Scale);
         let dst = match self.rng.below(10) {
-            0 => vector,                                       // in place
-            1 => vector + self.rng.range(1, words.max(1)),     // shifted up: descending
-            2 => vector.saturating_sub(self.rng.range(1, 3)),  // shifted down: ascending
+            0 => vector,                                      // in place
+            1 => vector + self.rng.range(1, words.max(1)),    // shifted up: descending
+            2 => vector.saturating_sub(self.rng.range(1, 3)), // shifted down: ascending
             3 if self.rng.percent(self.opt.range_err_pct) => self.edge_start(Mem::L2, dst_len),
             _ => self.operand(Mem::L2, dst_len, true),
         }
