@@ -1,11 +1,12 @@
 //! `pccx-cosim bench --busy`: how fast the Verilated model simulates while
-//! the GEMM systolic array (or the GEMV vector core) is busy, with no golden
+//! the GEMM systolic array (or the GEMV vector core, or the uCVO cores) is
+//! busy, with no golden
 //! model and no scoreboard in the loop: the figure the RTL's simulation speed
 //! is judged by (docs/build.md).
 
 use std::time::Instant;
 
-use pccx_golden::isa::{Instr, MatOp};
+use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp};
 use pccx_golden::model::{Event, NpuModel, ShapeEntry, ShapeTable};
 use pccx_golden::streams::WeightSource;
 
@@ -17,6 +18,7 @@ use crate::rtl::{HostTiming, RtlModel};
 pub enum BusyEngine {
     Gemm,
     Gemv,
+    Cvo,
 }
 
 /// One measurement: simulated cycles from the instruction's start to its
@@ -40,6 +42,7 @@ fn shape(engine: BusyEngine) -> (u16, u16, u16) {
     match engine {
         BusyEngine::Gemm => (16, 512, 256),
         BusyEngine::Gemv => (1, 2048, 4096),
+        BusyEngine::Cvo => (0, 0, 0),
     }
 }
 
@@ -66,6 +69,23 @@ pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyR
     let word = match engine {
         BusyEngine::Gemm => Instr::Gemm(op),
         BusyEngine::Gemv => Instr::Gemv(op),
+        BusyEngine::Cvo => {
+            // Every BF16 pattern in turn from word 0, as many as half of L2
+            // holds (all 65,535 a length can name on kv260).
+            let words = (config.l2_words / 2).min(8192);
+            let patterns: Vec<u128> = (0..u128::from(words))
+                .map(|w| (0..8).fold(0, |acc, i| acc | (8 * w + i) << (16 * i)))
+                .collect();
+            rtl.write_l2(0, &patterns).map_err(fail)?;
+            Instr::Cvo(Cvo {
+                func: CvoFunc::Sin,
+                src_addr: 0,
+                dst_addr: words,
+                length: (8 * words).min(65_535) as u16,
+                flags: 0,
+                async_: true,
+            })
+        }
     }
     .encode();
     let begin = Instant::now();

@@ -140,9 +140,11 @@ enum Command {
         #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
         config: String,
         /// Instead of a campaign, time the RTL alone while one engine is
-        /// busy on one large instruction: `gemm` (the systolic array) or
-        /// `gemv` (the vector core).
-        #[arg(long, value_name = "ENGINE", value_parser = ["gemm", "gemv"])]
+        /// busy on one large instruction: `gemm` (the systolic array),
+        /// `gemv` (the vector core) or `cvo` (the uCVO cores: SIN, the
+        /// CORDIC's range reduction and 48 iterations, over every BF16 input
+        /// that fits).
+        #[arg(long, value_name = "ENGINE", value_parser = ["gemm", "gemv", "cvo"])]
         busy: Option<String>,
     },
     /// Mutation testing: build mutants of hw/rtl (one token changed each),
@@ -515,10 +517,10 @@ fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<Ex
     if repeat == 0 {
         return Err(Failure::Message("--repeat must be at least 1".into()));
     }
-    let which = if engine == "gemv" {
-        BusyEngine::Gemv
-    } else {
-        BusyEngine::Gemm
+    let which = match engine {
+        "gemv" => BusyEngine::Gemv,
+        "cvo" => BusyEngine::Cvo,
+        _ => BusyEngine::Gemm,
     };
     let mut rates = Vec::new();
     for run in 1..=repeat {
