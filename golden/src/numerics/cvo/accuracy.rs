@@ -49,8 +49,9 @@ pub const FUNCTIONS: [CvoFunc; 6] = [
 
 /// A reference whose distance from a rounding boundary is below this
 /// (relative) does not decide the correctly rounded result: the library's
-/// error (below 2^-47 for every function here, docs/cvo.md section 6) could
-/// put the exact value on the other side. 2^-40 leaves a factor of 128.
+/// error could put the exact value on the other side. glibc's error is a
+/// few f64 ulps (2^-52 relative each; docs/cvo.md section 6), so 2^-40
+/// tolerates a reference 4096 ulps off.
 pub const AMBIGUOUS_MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// The accuracy bound of CONTRACT section 7, in BF16 steps from the
