@@ -272,7 +272,7 @@ fn sum_json(s: &SumReport) -> Value {
         "seed": s.seed,
         "vectors": s.vectors,
         "terms": s.terms,
-        "splits": ["1", "2-interleaved", "4-interleaved", "2-contiguous", "4-contiguous"],
+        "splits": accuracy::SPLITS.iter().map(|(name, _, _)| *name).collect::<Vec<_>>(),
         "mismatches": s.mismatches.len(),
         "mismatch_cases": s.mismatches.iter().take(LISTED).map(|c| json!({
             "kind": c.kind,

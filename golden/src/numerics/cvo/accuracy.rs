@@ -257,17 +257,17 @@ fn record(func: CvoFunc, method: Method, input: Bf16, golden: Bf16) -> Record {
     // the exact function is taken at that zero.
     let x = input.canonical().to_f64();
     let exact = reference_f64(func, x);
-    let (reference, margin) = match (method, input.value()) {
+    let (reference, margin) = match (func, input.value()) {
         (
-            Method::Exact,
+            CvoFunc::Recip,
             Value::Finite {
                 negative,
                 mant,
                 exp,
             },
-        ) if func == CvoFunc::Recip => (proven_recip(negative, mant, exp, exact), f64::INFINITY),
+        ) => (proven_recip(negative, mant, exp, exact), f64::INFINITY),
         (
-            Method::Exact,
+            CvoFunc::Sqrt,
             Value::Finite {
                 negative: false,
                 mant,
@@ -276,8 +276,8 @@ fn record(func: CvoFunc, method: Method, input: Bf16, golden: Bf16) -> Record {
         ) => (proven_sqrt(mant, exp, exact), f64::INFINITY),
         // Every other input of SQRT and RECIP has an IEEE special result
         // (NaN, +-0, +-Inf), which f64 gives exactly.
-        (Method::Exact, _) => (round_f64(exact), f64::INFINITY),
-        (Method::F64, _) => (round_f64(exact), margin(exact)),
+        _ if method == Method::Exact => (round_f64(exact), f64::INFINITY),
+        _ => (round_f64(exact), margin(exact)),
     };
     let special = !is_ordinary(golden) || !is_ordinary(reference);
     let error_ulp = if special {
@@ -389,6 +389,18 @@ fn pow2(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
+/// `|v|` truncated to 8 significant bits, `q * 2^e` with `q` in
+/// 128..=255, for a finite non-zero `v`.
+fn truncate8(v: f64) -> (u64, i32) {
+    let (_, mant, exp) = decompose(v);
+    let msb = 63 - mant.leading_zeros() as i32;
+    if msb >= 7 {
+        (mant >> (msb - 7), exp + msb - 7)
+    } else {
+        (mant << (7 - msb), exp - (7 - msb))
+    }
+}
+
 /// The magnitude `q * 2^e` (on BF16's 8-bit grid, unbounded exponent) as
 /// the BF16 result it stands for.
 fn grid(q: u64, e: i32) -> Bf16 {
@@ -404,14 +416,8 @@ fn margin(v: f64) -> f64 {
     if !v.is_finite() || v == 0.0 {
         return f64::INFINITY;
     }
-    let (_, mant, exp) = decompose(v);
-    let msb = 63 - mant.leading_zeros() as i32;
     // t = q * 2^e: v truncated to 8 bits, so t <= |v| < t + 2^e.
-    let (q, e) = if msb >= 7 {
-        (mant >> (msb - 7), exp + msb - 7)
-    } else {
-        (mant << (7 - msb), exp - (7 - msb))
-    };
+    let (q, e) = truncate8(v);
     let magnitude = v.abs();
     let mut best = f64::INFINITY;
     // The midpoint between t and t + 2^e, and the one below t (a quarter
@@ -496,6 +502,14 @@ fn cmp_scaled(a: u128, p: i32, b: u128, q: i32) -> Ordering {
 fn round_proven(point: impl Fn(u128, i32) -> Ordering, mut q: u128, mut e: i32) -> (u128, i32) {
     let down = |q: u128, e: i32| if q == 128 { (255, e - 1) } else { (q - 1, e) };
     let up = |q: u128, e: i32| if q == 255 { (128, e + 1) } else { (q + 1, e) };
+    // A tie between `q * 2^e` and a neighbour: the even significand wins.
+    let tie = |q: u128, e: i32, neighbour: (u128, i32)| {
+        if q.is_multiple_of(2) {
+            (q, e)
+        } else {
+            neighbour
+        }
+    };
     loop {
         let (below_k, below_j) = if q == 128 {
             (511, e - 2)
@@ -507,27 +521,20 @@ fn round_proven(point: impl Fn(u128, i32) -> Ordering, mut q: u128, mut e: i32) 
                 (q, e) = down(q, e);
                 continue;
             }
-            // A tie with the neighbour below: the even one wins.
-            Ordering::Equal => return if q % 2 == 0 { (q, e) } else { down(q, e) },
+            Ordering::Equal => return tie(q, e, down(q, e)),
             Ordering::Less => {}
         }
         match point(2 * q + 1, e - 1) {
             Ordering::Less => (q, e) = up(q, e),
-            Ordering::Equal => return if q % 2 == 0 { (q, e) } else { up(q, e) },
+            Ordering::Equal => return tie(q, e, up(q, e)),
             Ordering::Greater => return (q, e),
         }
     }
 }
 
-/// A first guess `q * 2^e` on the 8-bit grid near a positive finite f64.
+/// A first guess `q * 2^e` on the 8-bit grid near a finite non-zero f64.
 fn guess(v: f64) -> (u128, i32) {
-    let (_, mant, exp) = decompose(v);
-    let msb = 63 - mant.leading_zeros() as i32;
-    let (q, e) = if msb >= 7 {
-        (mant >> (msb - 7), exp + msb - 7)
-    } else {
-        (mant << (7 - msb), exp - (7 - msb))
-    };
+    let (q, e) = truncate8(v);
     (u128::from(q), e)
 }
 
@@ -616,25 +623,16 @@ impl ReferenceSum {
         if self.neg_inf {
             return Bf16::NEG_INF;
         }
-        // Carries: afterwards digits 0..DIGITS-1 are in 0..2^32 and the
-        // top digit holds the sign (the value is digits as a two's
-        // complement-like signed number in base 2^32).
-        for i in 0..DIGITS - 1 {
-            let carry = self.digits[i] >> 32; // floor division
-            self.digits[i] -= carry << 32;
-            self.digits[i + 1] += carry;
-        }
+        // Afterwards every digit but the top one is in 0..2^32, and the top
+        // one (which no term reaches) has the sign of the whole sum.
+        carry(&mut self.digits);
         let negative = self.digits[DIGITS - 1] < 0;
         if negative {
-            // Negate: -(sum d_i B^i), then carry again.
+            // The magnitude: every digit negated, carried again.
             for d in &mut self.digits {
                 *d = -*d;
             }
-            for i in 0..DIGITS - 1 {
-                let carry = self.digits[i] >> 32;
-                self.digits[i] -= carry << 32;
-                self.digits[i + 1] += carry;
-            }
+            carry(&mut self.digits);
         }
         let magnitude: Vec<u64> = self.digits.iter().map(|&d| d as u64).collect();
         let Some(top) = (0..DIGITS).rev().find(|&i| magnitude[i] != 0) else {
@@ -652,6 +650,16 @@ impl ReferenceSum {
             (head << 1) | u128::from(sticky),
             32 * low as i32 - 133 - 1,
         )
+    }
+}
+
+/// Moves each digit's excess over 0..2^32 into the next digit up (an
+/// arithmetic shift: floor division, right for negative digits too).
+fn carry(digits: &mut [i64; DIGITS]) {
+    for i in 0..DIGITS - 1 {
+        let c = digits[i] >> 32;
+        digits[i] -= c << 32;
+        digits[i + 1] += c;
     }
 }
 
@@ -716,7 +724,7 @@ pub fn reduce_sum_report(seed: u64, random: usize) -> SumReport {
 }
 
 /// How a vector is divided: `(name, parts, interleaved)`.
-const SPLITS: [(&str, usize, bool); 5] = [
+pub const SPLITS: [(&str, usize, bool); 5] = [
     ("1", 1, false),
     ("2-interleaved", 2, true),
     ("4-interleaved", 4, true),
@@ -724,7 +732,9 @@ const SPLITS: [(&str, usize, bool); 5] = [
     ("4-contiguous", 4, false),
 ];
 
-/// A split of `terms` into parts: `Split(n, interleaved)`.
+/// How a vector is divided between cores: `parts` of them, element `i` to
+/// part `i mod parts` (interleaved, as the engine deals elements) or in
+/// contiguous chunks.
 #[derive(Clone, Copy, Debug)]
 pub struct Split {
     pub parts: usize,
@@ -1210,6 +1220,27 @@ mod tests {
             proven_recip(false, 255, 120, 1.0 / Bf16::MAX.to_f64()),
             Bf16::POS_ZERO
         );
+    }
+
+    /// Ties go to the even significand, whichever side the guess starts
+    /// on (SQRT and RECIP never tie, so only this test reaches the path).
+    #[test]
+    fn proven_rounding_ties_to_even() {
+        let exactly = |k: u128, j: i32| move |pk: u128, pj: i32| cmp_scaled(pk, pj, k, j);
+        // 1 + 2^-8: between 1 (q = 128) and 1 + 2^-7 (q = 129).
+        assert_eq!(round_proven(exactly(257, -8), 128, -7), (128, -7));
+        assert_eq!(round_proven(exactly(257, -8), 129, -7), (128, -7));
+        // 1 + 3 * 2^-8: between q = 129 and q = 130.
+        assert_eq!(round_proven(exactly(259, -8), 129, -7), (130, -7));
+        assert_eq!(round_proven(exactly(259, -8), 131, -7), (130, -7));
+        // 1 - 2^-9: between 255 * 2^-8 and 1, a quarter step below 1.
+        assert_eq!(round_proven(exactly(511, -9), 128, -7), (128, -7));
+        assert_eq!(round_proven(exactly(511, -9), 254, -8), (128, -7));
+        // Just above and below that midpoint.
+        assert_eq!(round_proven(exactly(1021, -10), 128, -7), (255, -8));
+        assert_eq!(round_proven(exactly(1021, -10), 128, -30), (255, -8));
+        assert_eq!(round_proven(exactly(1023, -10), 200, 10), (128, -7));
+        assert_eq!(round_proven(exactly(1023, -10), 254, -8), (128, -7));
     }
 
     #[test]
