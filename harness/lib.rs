@@ -14,6 +14,7 @@ pub mod rtl;
 
 pub mod campaign;
 pub mod coverage;
+pub mod cvo_accuracy;
 pub mod faults;
 pub mod junit;
 pub mod models;

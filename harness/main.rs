@@ -2,7 +2,8 @@
 //! and the assembler / disassembler on the command line.
 //!
 //! Exit status: 0 all seeds matched (or the tool did its job), 1 some seed
-//! mismatched, 2 usage or infrastructure error (the message says which).
+//! mismatched (`cvo-accuracy`: some function failed its bound), 2 usage or
+//! infrastructure error (the message says which).
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
@@ -214,6 +215,19 @@ enum Command {
         min: bool,
         file: PathBuf,
     },
+    /// The golden CVO functions against the exact functions over all 65,536
+    /// BF16 inputs, and REDUCE_SUM against an exact sum: max ULP error,
+    /// results not correctly rounded, special values, PASS/FAIL against
+    /// CONTRACT section 7's bounds (docs/cvo.md section 6). Exit 1 on a FAIL.
+    CvoAccuracy {
+        /// Also write the results to FILE, as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Write one SVG plot per function, DIR/cvo-<func>-ulp.svg (DIR is
+        /// created if missing).
+        #[arg(long, value_name = "DIR")]
+        plots: Option<PathBuf>,
+    },
     /// Print the program a seed generates, as assembler text.
     Gen {
         #[arg(long, value_parser = parse_u64)]
@@ -260,6 +274,9 @@ fn main() -> ExitCode {
             ..
         }) => bench_busy(seed, repeat, &config, &engine),
         Some(Command::Replay { min, file }) => replay(&file, min),
+        Some(Command::CvoAccuracy { json, plots }) => {
+            cvo_accuracy(json.as_deref(), plots.as_deref())
+        }
         Some(Command::MutateRun {
             so,
             config,
@@ -903,6 +920,41 @@ fn unopened_dut_report(
             message: format!("cannot open the DUT: {message}"),
         })),
     }
+}
+
+// ----- cvo-accuracy ----------------------------------------------------------------
+
+fn cvo_accuracy(json: Option<&Path>, plots: Option<&Path>) -> Result<ExitCode, Failure> {
+    use pccx_cosim::cvo_accuracy::{self, Accuracy};
+    // Check the outputs before the measurement, so a bad path fails at once.
+    if let Some(dir) = plots {
+        cvo_accuracy::prepare_plot_dir(dir).map_err(Failure::Message)?;
+    }
+    let json_file = json
+        .map(|path| {
+            std::fs::File::create(path).map_err(|e| {
+                Failure::Message(format!("--json {}: cannot write: {e}", path.display()))
+            })
+        })
+        .transpose()?;
+    let accuracy = Accuracy::measure();
+    say!("{}", accuracy.text());
+    if let (Some(path), Some(mut file)) = (json, json_file) {
+        use std::io::Write as _;
+        let text =
+            serde_json::to_string_pretty(&accuracy.to_json()).expect("JSON values serialise");
+        writeln!(file, "{text}")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(dir) = plots {
+        let written = cvo_accuracy::write_plots(dir, &accuracy).map_err(Failure::Message)?;
+        say!("plots: {} files in {}", written.len(), dir.display());
+    }
+    Ok(if accuracy.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn generate(seed: u64, instrs: usize, config: &str) -> Result<ExitCode, Failure> {

@@ -1,7 +1,7 @@
 //! The seed's softmax and RMSNorm sequences (ISA section 3.4) as directed
 //! programs through GEMV and CVO, on RTL and golden under the scoreboard,
 //! and their results against softmax / RMSNorm computed in f64 from the
-//! GEMV's BF16 outputs (docs/cvo.md section 6 states the tolerances and
+//! GEMV's BF16 outputs (docs/cvo.md section 7 states the tolerances and
 //! why they hold).
 
 #![cfg(not(pccx_no_rtl))]
@@ -121,7 +121,7 @@ fn softmax_through_gemv_and_cvo_matches_f64() {
 /// (SCALE by 1/N with recip_scale); SQRT then RECIP; SCALE of x by the
 /// factor. CVO has no elementwise product of two vectors, so the squares
 /// are supplied next to x, as the host would write them (docs/cvo.md
-/// section 6).
+/// section 7).
 #[test]
 fn rmsnorm_through_gemv_and_cvo_matches_f64() {
     let x = scores();

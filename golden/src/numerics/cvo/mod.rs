@@ -7,6 +7,7 @@
 //! Their accuracy against the exact functions is checked separately
 //! ([`accuracy`]), over every BF16 input.
 
+pub mod accuracy;
 mod exp;
 mod recip_sqrt;
 mod sum;
