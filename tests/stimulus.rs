@@ -818,6 +818,27 @@ fn the_l2_image_carries_bf16_special_values() {
         .iter()
         .filter(|e| BF16_SPECIALS.contains(e))
         .count();
+    // One element in 16 outside the moderate blocks, which are half of L2.
     let share = specials as f64 / elements.len() as f64;
-    assert!((0.05..0.08).contains(&share), "share of specials {share}");
+    assert!((0.025..0.04).contains(&share), "share of specials {share}");
+}
+
+#[test]
+fn half_the_l2_blocks_hold_moderate_bf16_values() {
+    use pccx_cosim::stimulus::{BF16_SPECIALS, MODERATE_BLOCK_WORDS};
+    let cfg = config::by_name("tiny").unwrap();
+    let image = TestCase::generate(3, &options(&cfg, 10)).l2_image();
+    let moderate = |w: &u128| {
+        (0..8).all(|i| {
+            let e = (w >> (16 * i)) as u16;
+            let exponent = (e >> 7) & 0xFF;
+            (121..=134).contains(&exponent) && !BF16_SPECIALS.contains(&e)
+        })
+    };
+    let blocks: Vec<bool> = image
+        .chunks(MODERATE_BLOCK_WORDS)
+        .map(|b| b.iter().all(moderate))
+        .collect();
+    let share = blocks.iter().filter(|&&m| m).count() as f64 / blocks.len() as f64;
+    assert!((0.4..0.6).contains(&share), "share of moderate blocks {share}");
 }

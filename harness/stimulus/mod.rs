@@ -213,10 +213,13 @@ impl TestCase {
     }
 
     /// The initial L2: [`fill`] of the L2 seed, with one 16-bit element in
-    /// sixteen replaced by a BF16 special value ([`with_specials`]).
+    /// sixteen replaced by a BF16 special value ([`with_specials`]), then
+    /// half of its 32-word blocks holding moderate BF16 values
+    /// ([`with_moderate_blocks`]), then the case's patches.
     pub fn l2_image(&self) -> Vec<Word> {
         let mut image = fill(self.l2_init_seed, self.options.l2_words as usize);
         with_specials(&mut image, self.l2_init_seed ^ SPECIALS_SEED_SALT);
+        with_moderate_blocks(&mut image, self.l2_init_seed ^ MODERATE_SEED_SALT);
         for (addr, words) in &self.l2_patches {
             let start = (*addr as usize).min(image.len());
             let end = (start + words.len()).min(image.len());
@@ -240,6 +243,37 @@ pub const BF16_SPECIALS: [u16; 8] = [
 ];
 
 const SPECIALS_SEED_SALT: u64 = 0x5350_4543_4941_4C53;
+const MODERATE_SEED_SALT: u64 = 0x4D4F_4445_5241_5445;
+
+/// Words per block of [`with_moderate_blocks`]: longer than most CVO
+/// vectors the generator draws (up to 200 elements, 25 words).
+pub const MODERATE_BLOCK_WORDS: usize = 32;
+
+/// Rewrites every other 32-word block of `image` (chosen by one draw of
+/// `Rng::new(seed)` per block) with BF16 values of magnitude 2^-6 to 2^7,
+/// random sign, no special value. Random bits alone are a poor CVO input:
+/// half of them have an exponent beyond 2^7, where EXP and GELU saturate,
+/// and a sum of 100 elements almost always meets a NaN or an infinity. In
+/// a moderate block EXP, GELU, SIN and COS take their general paths and
+/// REDUCE_SUM sums finite values, so a broken datapath shows in the
+/// random campaigns too, not only in tests/cvo_exhaustive.rs.
+pub fn with_moderate_blocks(image: &mut [Word], seed: u64) {
+    let mut rng = Rng::new(seed);
+    for block in image.chunks_mut(MODERATE_BLOCK_WORDS) {
+        if rng.next_u64() & 1 == 0 {
+            continue;
+        }
+        for word in block {
+            let r = rng.next_u128();
+            *word = (0..8).fold(0, |acc, lane| {
+                let bits = (r >> (16 * lane)) as u16;
+                let exponent = 121 + (bits >> 7 & 0xFF) % 14; // 2^-6 .. 2^7
+                let element = (bits & 0x807F) | exponent << 7;
+                acc | u128::from(element) << (16 * lane)
+            });
+        }
+    }
+}
 
 /// Replaces one 16-bit element in sixteen of `image` by one of
 /// [`BF16_SPECIALS`], chosen by `Rng::new(seed)`: per word one draw, eight
