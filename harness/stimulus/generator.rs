@@ -982,7 +982,7 @@ impl Generator<'_> {
     /// favour the edges (0, under one word, whole words); some CVOs work in
     /// place or onto a shifted copy of their own vector (both walk
     /// directions of docs/cvo.md's overlap rule); some end at or past the
-    /// end of L2.
+    /// end of L2 (REDUCE_SUM's single word also exactly at it).
     fn cvo(&mut self) -> u64 {
         let func = *self.rng.pick(&CvoFunc::ALL);
         let length = match self.rng.below(8) {
@@ -1012,7 +1012,10 @@ impl Generator<'_> {
             0 => vector,                                      // in place
             1 => vector + self.rng.range(1, words.max(1)),    // shifted up: descending
             2 => vector.saturating_sub(self.rng.range(1, 3)), // shifted down: ascending
-            3 if self.rng.percent(self.opt.range_err_pct) => self.edge_start(Mem::L2, dst_len),
+            3 => self.edge_start(Mem::L2, dst_len),
+            // REDUCE_SUM's one-word destination in the last word of L2: the
+            // legal edge of its range check.
+            4 if func == CvoFunc::ReduceSum => self.size(Mem::L2) - 1,
             _ => self.operand(Mem::L2, dst_len, true),
         }
         .min(ADDR_MAX);
