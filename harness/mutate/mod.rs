@@ -23,7 +23,7 @@ use crate::config::HwConfig;
 use crate::models;
 use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
-use crate::stimulus::{GenOptions, Rng, TestCase};
+use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};
 pub use sites::{Mutant, MutantClass};
 
 /// What became of one mutant.
@@ -205,6 +205,28 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                 return killed(by, instructions);
             }
             Err(_) => return killed("panic in the harness".into(), instructions),
+        }
+    }
+    // The random seeds did not kill it: the CVO domain sweep, every BF16
+    // input through every CVO function (a datapath mutant that moves one
+    // last bit for a few inputs survives random programs).
+    for case in cvo_sweep::cases(&ideal) {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_case(&case, &mut *reference, &mut dut)
+        }));
+        let killed = |by: String| Verdict::Killed {
+            seed: 0,
+            instructions: instructions + case.program.items.len() as u64,
+            seconds: begin.elapsed().as_secs_f64(),
+            by: format!("cvo-sweep {by}"),
+        };
+        match result {
+            Ok(Ok(outcome)) => match outcome.first_mismatch {
+                Some(m) => return killed(m.kind.name().to_string()),
+                None => instructions += u64::from(outcome.instructions),
+            },
+            Ok(Err(e)) => return killed(format!("model error: {e}")),
+            Err(_) => return killed("panic in the harness".into()),
         }
     }
     Verdict::Survived {

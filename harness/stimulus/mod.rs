@@ -6,6 +6,7 @@
 //! images, which [`fill`] expands. A seed printed by a failing campaign
 //! therefore reproduces the failure anywhere.
 
+pub mod cvo_sweep;
 mod generator;
 pub mod prng;
 
