@@ -183,6 +183,10 @@ fn reduce_sum_exact_over_adversarial_vectors() {
         vec![0xFF80, 0x4000, 0x0001], // -Inf, a subnormal read as zero
         vec![0x4000, 0x7FC1, 0x4000], // NaN
         vec![0x8000, 0x8000, 0x8001], // only negative zeros: +0
+        // 1 + 2^-8 is the midpoint between 1 and 1 + 2^-7; 2^-60, far below
+        // any 32-bit window, decides the rounding: up to 0x3F81.
+        vec![0x3F80, 0x3B80, 0x2180],
+        vec![0x3F80, 0x3B80], // the exact tie: to even, 1.0
         (0..65_535).map(|_| finite(&mut rng) & 0x87FF).collect(), // many small terms
     ];
     let mut program = String::new();
@@ -226,7 +230,8 @@ fn the_mutation_sweep_covers_the_domain_and_matches_on_one_and_four_cores() {
         assert_eq!(seen, all_patterns(), "{name}: every pattern once");
         for case in &cases {
             let (mut reference, mut dut) = (golden(&cfg), rtl(&cfg));
-            let outcome = run_case(case, &mut reference, &mut dut).expect("no infrastructure error");
+            let outcome =
+                run_case(case, &mut reference, &mut dut).expect("no infrastructure error");
             if let Some(m) = &outcome.first_mismatch {
                 panic!("{name}: RTL and golden differ on the sweep:\n{m}");
             }

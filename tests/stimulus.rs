@@ -840,5 +840,8 @@ fn half_the_l2_blocks_hold_moderate_bf16_values() {
         .map(|b| b.iter().all(moderate))
         .collect();
     let share = blocks.iter().filter(|&&m| m).count() as f64 / blocks.len() as f64;
-    assert!((0.4..0.6).contains(&share), "share of moderate blocks {share}");
+    assert!(
+        (0.4..0.6).contains(&share),
+        "share of moderate blocks {share}"
+    );
 }

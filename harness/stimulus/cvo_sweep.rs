@@ -27,10 +27,15 @@ const REDUCE_WORDS: u32 = 62;
 const SCALARS: [u16; 5] = [0x3FC0, 0xC0A0, 0x3DCD, 0x7F7F, 0x0080];
 
 /// A vector that REDUCE_SUM must sum exactly: alternating signs, exponents
-/// over 2^-20 .. 2^20, pairs that cancel, no special value.
+/// over 2^-20 .. 2^20, pairs that cancel, no special value. Its last word
+/// is a near tie instead: 1 + 2^-8 (the midpoint between 1 and 1 + 2^-7)
+/// plus 2^-60, which only an exact sum sees (it rounds up).
 fn reduce_vector() -> Vec<Word> {
     (0..REDUCE_WORDS as u128)
         .map(|w| {
+            if w == REDUCE_WORDS as u128 - 1 {
+                return 0x2180_3B80_3F80;
+            }
             (0..8).fold(0, |acc, i| {
                 let k = (8 * w + i) as u16;
                 let sign = (k & 1) << 15;
@@ -66,7 +71,12 @@ pub fn cases(options: &GenOptions) -> Vec<TestCase> {
             text += &format!("cvo.scale l2[{out}] <- l2[0], len={len}, recip_scale, accm\n");
             text += &format!(
                 "cvo.reduce_sum l2[{out}] <- l2[{reduce_at}], len={}\n",
-                8 * REDUCE_WORDS - 3
+                8 * (REDUCE_WORDS - 1) - 3
+            );
+            text += &format!(
+                "cvo.reduce_sum l2[{}] <- l2[{}], len=3\n",
+                out + 1,
+                reduce_at + REDUCE_WORDS - 1
             );
             text += &format!("cvo.exp l2[{out}] <- l2[1], len={len}, accm, async\n");
             let program: Program = parse_program(&text).expect("the sweep's program assembles");
