@@ -470,15 +470,23 @@ impl Generator<'_> {
                 self.hot(mem)
             } else {
                 let p = *self.rng.pick(&partners);
-                // Just past p's last word, or ending just before its first:
-                // no conflict, but a footprint one word too long at either
-                // end makes one (and a wrong start cycle). No draw at all
-                // with abut_pct 0, so older seeds keep their programs.
+                // At p's edges. Just past its last word, or ending just
+                // before its first: no conflict, but a footprint one word
+                // too long at either end makes one (and a wrong start
+                // cycle). Sharing only p's last word, or only its first: a
+                // conflict that a footprint one word (or half a range) too
+                // short at that end misses. No draw at all with abut_pct 0,
+                // so older seeds keep their programs.
                 let abut = self.opt.abut_pct > 0 && self.rng.percent(self.opt.abut_pct);
-                if abut && self.rng.percent(50) {
+                let edge = if abut { self.rng.below(4) } else { 4 };
+                if edge == 0 {
                     p.start + p.len
-                } else if abut {
+                } else if edge == 1 {
                     p.start.saturating_sub(len)
+                } else if edge == 2 {
+                    p.start + p.len.max(1) - 1
+                } else if edge == 3 {
+                    (p.start + 1).saturating_sub(len)
                 } else {
                     // Any start whose range shares a word with p's.
                     let lo = p.start.saturating_sub(len - 1);
