@@ -106,7 +106,10 @@ fn softmax_through_gemv_and_cvo_matches_f64() {
     let total: f64 = s.iter().map(|x| (x - max).exp()).sum();
     let want: Vec<f64> = s.iter().map(|x| (x - max).exp() / total).collect();
     let err = worst_relative_error(&got, &want);
-    println!("softmax: worst relative error {err:.3e} (bound 2^-6 = {:.3e})", 2f64.powi(-6));
+    println!(
+        "softmax: worst relative error {err:.3e} (bound 2^-6 = {:.3e})",
+        2f64.powi(-6)
+    );
     // Three roundings: exp (at most 1 ULP, 2^-7 relative), the sum (2^-8),
     // the quotient (2^-8); the subtraction of e_max is exact here (integer
     // scores). Sum of the bounds: 2^-6.
@@ -148,7 +151,10 @@ fn rmsnorm_through_gemv_and_cvo_matches_f64() {
     let rms = (x.iter().map(|v| v * v).sum::<f64>() / N as f64).sqrt();
     let want: Vec<f64> = x.iter().map(|v| v / rms).collect();
     let err = worst_relative_error(&got, &want);
-    println!("RMSNorm: worst relative error {err:.3e} (bound 2^-5 = {:.3e})", 2f64.powi(-5));
+    println!(
+        "RMSNorm: worst relative error {err:.3e} (bound 2^-5 = {:.3e})",
+        2f64.powi(-5)
+    );
     // Roundings: the sum (2^-8), the mean (2^-8), the root (2^-8, halved
     // to 2^-9 on the factor's error by the square root), the reciprocal
     // (2^-8), the product (2^-8): under 2^-5.5; the bound asserted is 2^-5.

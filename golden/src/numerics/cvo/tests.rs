@@ -78,3 +78,126 @@ fn exact_sum_rounds_once() {
     inf.merge(&other);
     assert_eq!(inf.round(), Bf16::NAN);
 }
+
+// ---- the tables ------------------------------------------------------------------
+
+/// Every `name = value` of the generated SV package: scalars as hex, arrays
+/// as their decimal entries.
+fn sv_rom() -> std::collections::HashMap<String, Vec<i128>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../hw/rtl/pccx_cvo_rom_pkg.sv");
+    let text = std::fs::read_to_string(path).expect("hw/rtl/pccx_cvo_rom_pkg.sv is readable");
+    let mut rom = std::collections::HashMap::new();
+    for item in text.split("localparam").skip(1) {
+        let (head, body) = item.split_once('=').expect("name = value");
+        let name = head
+            .split_whitespace()
+            .find(|w| {
+                w.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    && w.len() > 1
+            })
+            .expect("a constant name")
+            .to_string();
+        let values = if let Some((_, hex)) = body.split_once("'h") {
+            let digits: String = hex.chars().take_while(char::is_ascii_hexdigit).collect();
+            vec![i128::from_str_radix(&digits[digits.len().saturating_sub(31)..], 16).unwrap()]
+        } else {
+            body.split("64'sd")
+                .skip(1)
+                .map(|v| {
+                    v.chars()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect::<String>()
+                        .parse()
+                        .unwrap()
+                })
+                .collect()
+        };
+        rom.insert(name, values);
+    }
+    rom
+}
+
+/// The SV package and the Rust tables hold the same contents (both come
+/// from scripts/gen_cvo_tables.py; this catches an edit of one of them).
+#[test]
+fn the_rtl_rom_and_the_golden_tables_agree() {
+    use super::tables::*;
+    let rom = sv_rom();
+    let arrays: [(&str, &[i64]); 3] = [
+        ("CORDIC_ATAN", &CORDIC_ATAN),
+        ("EXP2_FRAC", &EXP2_FRAC),
+        ("GELU_D", &GELU_D),
+    ];
+    for (name, table) in arrays {
+        let sv: Vec<i64> = rom[name].iter().map(|&v| v as i64).collect();
+        assert_eq!(sv, table, "{name}");
+    }
+    for (name, value) in [
+        ("CORDIC_K", CORDIC_K),
+        ("LOG2E_Q40", LOG2E_Q40),
+        ("HALF_LOG2E_Q40", HALF_LOG2E_Q40),
+        ("LN2_Q32", LN2_Q32),
+        ("INV6_Q32", INV6_Q32),
+    ] {
+        assert_eq!(rom[name], vec![i128::from(value)], "{name}");
+    }
+    // 2/pi: the SV literal's low 124 bits against the Rust limbs.
+    let low = u128::from(TWO_OVER_PI[0]) | u128::from(TWO_OVER_PI[1]) << 64;
+    assert_eq!(rom["TWO_OVER_PI"][0] as u128, low & ((1u128 << 124) - 1));
+}
+
+extern "C" {
+    fn erfc(x: f64) -> f64;
+}
+
+/// Every entry recomputed in f64 (independent of the 400-bit generator),
+/// within one unit of its last place: f64 carries more than 53 bits of
+/// each value's ~33-49, so a larger difference is a wrong table.
+#[test]
+fn every_table_entry_matches_an_f64_recomputation() {
+    use super::tables::*;
+    use std::f64::consts::{FRAC_2_PI, LN_2, LOG2_E, SQRT_2};
+    let near = |name: &str, i: usize, table: i64, exact: f64| {
+        assert!(
+            (table as f64 - exact).abs() <= 1.0,
+            "{name}[{i}] = {table}, f64 gives {exact}"
+        );
+    };
+    let q = |bits: i32| 2f64.powi(bits);
+    for (i, &v) in CORDIC_ATAN.iter().enumerate() {
+        near(
+            "CORDIC_ATAN",
+            i,
+            v,
+            (q(-(i as i32))).atan() * FRAC_2_PI * q(48),
+        );
+    }
+    let gain: f64 = (0..48).map(|i| 1.0 / (1.0 + q(-2 * i)).sqrt()).product();
+    near("CORDIC_K", 0, CORDIC_K, gain * q(48));
+    for (a, &v) in EXP2_FRAC.iter().enumerate() {
+        near("EXP2_FRAC", a, v, (a as f64 / 64.0).exp2() * q(32));
+    }
+    near("LOG2E_Q40", 0, LOG2E_Q40, LOG2_E * q(40));
+    near("HALF_LOG2E_Q40", 0, HALF_LOG2E_Q40, LOG2_E / 2.0 * q(40));
+    near("LN2_Q32", 0, LN2_Q32, LN_2 * q(32));
+    near("INV6_Q32", 0, INV6_Q32, q(32) / 6.0);
+    for (k, &v) in GELU_D.iter().enumerate() {
+        let u = k as f64 / 64.0;
+        let tail = unsafe { erfc(u / SQRT_2) } / 2.0; // Phi(-u)
+        let d = -tail.log2() - u * u * LOG2_E / 2.0;
+        // The subtraction loses up to 2^-44 relative of u^2 log2(e)/2 <=
+        // 185: allow the f64 rounding of that on top of one unit.
+        assert!(
+            (v as f64 - d * q(32)).abs() <= 2.0,
+            "GELU_D[{k}] = {v}, f64 gives {}",
+            d * q(32)
+        );
+    }
+    // 2/pi's top 53 bits.
+    let top = (TWO_OVER_PI[2] >> 11) as f64;
+    assert!(
+        (top - FRAC_2_PI * q(53)).abs() <= 1.0,
+        "TWO_OVER_PI's top bits"
+    );
+}
