@@ -90,4 +90,8 @@ for name, (kind, value, width) in tables.items():
 sv.append("endpackage")
 with open(os.path.join(ROOT, "hw/rtl/pccx_cvo_rom_pkg.sv"), "w") as f:
     f.write("\n".join(sv) + "\n")
+# The Rust file in rustfmt's layout, so `cargo fmt --check` stays clean.
+import subprocess
+subprocess.run(["rustfmt", "--edition", "2021", os.path.join(ROOT, "golden/src/numerics/cvo/tables.rs")],
+               check=True)
 print("wrote golden/src/numerics/cvo/tables.rs and hw/rtl/pccx_cvo_rom_pkg.sv")
