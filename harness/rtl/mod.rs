@@ -67,6 +67,10 @@ pub struct RtlModel {
     beat_progress_cap: u64,
     /// The cycle past which any wait is a hang (NpuModel::set_wait_deadline).
     wait_deadline: Option<u64>,
+    /// Under stall I/O: the draws that present a write's address or data
+    /// channel alone for a few cycles first (AXI-Lite lets them arrive in
+    /// either order); `None` with ideal I/O, where both come together.
+    write_skew: Option<crate::stimulus::Rng>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -142,6 +146,7 @@ impl RtlModel {
             protocol_error: None,
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
             wait_deadline: None,
+            write_skew: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
             status_changes: Vec::new(),
@@ -664,6 +669,19 @@ impl NpuModel for RtlModel {
         self.inputs.wdata = value;
         self.inputs.wstrb = 0xF;
         self.inputs.bready = 1;
+        if let Some(rng) = self.write_skew.as_mut() {
+            // One channel alone for 0-2 cycles: a slave that takes the
+            // address without the data (or the reverse) latches garbage.
+            let lead = rng.below(3);
+            let address_first = rng.percent(50);
+            self.inputs.awvalid = u8::from(address_first);
+            self.inputs.wvalid = u8::from(!address_first);
+            for _ in 0..lead {
+                self.tick();
+            }
+            self.inputs.awvalid = 1;
+            self.inputs.wvalid = 1;
+        }
         let what =
             format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
         self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
@@ -768,6 +786,7 @@ impl NpuModel for RtlModel {
     }
 
     fn set_io_stalls(&mut self, seed: Option<u64>) {
+        self.write_skew = seed.map(|s| crate::stimulus::Rng::new(s ^ 0x4157_5F57_534B_4557));
         let latency = self.host.timing().latency;
         self.weights
             .set_stalls(seed.map(|s| s ^ 0x5745_4947_4854_5321));
