@@ -73,10 +73,8 @@ pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyR
             // Every BF16 pattern in turn from word 0, as many as half of L2
             // holds (all 65,535 a length can name on kv260).
             let words = (config.l2_words / 2).min(8192);
-            let patterns: Vec<u128> = (0..u128::from(words))
-                .map(|w| (0..8).fold(0, |acc, i| acc | (8 * w + i) << (16 * i)))
-                .collect();
-            rtl.write_l2(0, &patterns).map_err(fail)?;
+            let patterns = crate::stimulus::cvo_sweep::all_patterns();
+            rtl.write_l2(0, &patterns[..words as usize]).map_err(fail)?;
             Instr::Cvo(Cvo {
                 func: CvoFunc::Sin,
                 src_addr: 0,
