@@ -3,8 +3,9 @@
 //! shim's C header. See docs/build.md for the why of each step.
 //!
 //! Environment:
-//! - `PCCX_NO_RTL=1`: skip all of it (the harness then builds without the RTL
-//!   model; only the golden model is available).
+//! - Without the `rtl` cargo feature (`--no-default-features`): skip all of
+//!   it (the harness then builds without the RTL model; only the golden model
+//!   is available).
 //! - `PCCX_CONFIGS=kv260,tiny`: build only these configurations.
 //! - `VERILATOR`: the verilator executable (default: `verilator` on PATH).
 //! - `PCCX_COVERAGE=1`: also build `tiny` with Verilator line and toggle
@@ -21,12 +22,10 @@ use std::process::{exit, Command};
 const MIN_VERILATOR: (u32, u32) = (5, 6);
 
 fn main() {
-    println!("cargo:rustc-check-cfg=cfg(pccx_no_rtl)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=hw/rtl");
     println!("cargo:rerun-if-changed=hw/configs");
-    println!("cargo:rerun-if-changed=harness/shim");
-    println!("cargo:rerun-if-env-changed=PCCX_NO_RTL");
+    println!("cargo:rerun-if-changed=harness/rtl/shim");
     println!("cargo:rerun-if-env-changed=PCCX_CONFIGS");
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
@@ -37,8 +36,7 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let configs = read_configs(&root.join("hw/configs"));
 
-    if env::var_os("PCCX_NO_RTL").is_some_and(|v| v != "0") {
-        println!("cargo:rustc-cfg=pccx_no_rtl");
+    if env::var_os("CARGO_FEATURE_RTL").is_none() {
         write_config_table(&out, &configs, &[], &[]);
         return;
     }
@@ -180,7 +178,7 @@ fn read_manifest(rtl: &Path) -> Vec<PathBuf> {
 /// message that says how to get a usable Verilator.
 fn check_verilator(verilator: &str) -> (String, PathBuf) {
     let hint = "run `bash scripts/setup.sh` (installs Verilator >= 5.006 and libclang), \
-                or set PCCX_NO_RTL=1 to build without the RTL model";
+                or build with --no-default-features for a harness without the RTL model";
     let output = Command::new(verilator)
         .arg("--version")
         .output()
@@ -425,9 +423,9 @@ fn build_config(
     let mut fast_build = verilated_build_with(include, "2", coverage);
     fast_build
         .include(&mdir)
-        .include(root.join("harness/shim"))
+        .include(root.join("harness/rtl/shim"))
         .files(cpp(&fast))
-        .file(root.join("harness/shim/pccx_shim.cpp"))
+        .file(root.join("harness/rtl/shim/pccx_shim.cpp"))
         .define("PCCX_PREFIX", prefix.as_str())
         .define("PCCX_CONFIG", name.as_str())
         .define("PCCX_L2_WORDS", cfg.param("L2_WORDS").to_string().as_str())
@@ -470,7 +468,7 @@ fn read_class_lists(path: &Path) -> BTreeMap<String, Vec<String>> {
 }
 
 fn run_bindgen(root: &Path, out: &Path) {
-    let header = root.join("harness/shim/pccx_shim.h");
+    let header = root.join("harness/rtl/shim/pccx_shim.h");
     let bindings = bindgen::Builder::default()
         .header(header.to_string_lossy())
         .allowlist_type("pccx_.*")

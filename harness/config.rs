@@ -44,3 +44,7 @@ pub fn default_config() -> HwConfig {
 
 /// The name of the default configuration: the KV260 board.
 pub const DEFAULT_NAME: &str = "kv260";
+
+/// The fixed host latency of ideal I/O: the RTL wrapper's default, and the
+/// timing model's `LAT` (docs/timing.md).
+pub const IDEAL_HOST_LATENCY: u32 = 4;

@@ -1,27 +1,26 @@
-//! pccx-cosim harness: the Verilated RTL behind the `NpuModel` interface,
-//! the scoreboard, the stimulus generator and the campaign runner.
+//! pccx-cosim harness: the Verilated RTL and the golden model behind one
+//! interface, the scoreboard that compares them, the stimulus that drives
+//! them, and the tools built on those (docs/architecture.md, "Where things
+//! are").
+//!
+//! Layers, each importing only those above it:
+//! `config` (hardware configurations) -> `stimulus` -> `rtl` -> `scoreboard`
+//! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
+//! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
+//! `tools` (mutate, bench, CVO accuracy). The CLI is the binary's `cli/`.
 
-#[macro_use]
-mod delegate;
-
-#[cfg(not(pccx_no_rtl))]
-pub mod bench;
 pub mod config;
-#[cfg(not(pccx_no_rtl))]
-pub mod mutate;
-#[cfg(not(pccx_no_rtl))]
+pub mod stimulus;
+
+#[cfg(feature = "rtl")]
 pub mod rtl;
 
-pub mod campaign;
-pub mod coverage;
-pub mod cvo_accuracy;
-pub mod faults;
-pub mod junit;
-pub mod models;
-pub mod repro;
-pub mod rtl_coverage;
 pub mod scoreboard;
-pub mod shrink;
-pub mod signature;
-pub mod stimulus;
-pub mod wave;
+
+#[macro_use]
+pub mod env;
+
+pub mod coverage;
+pub mod regress;
+pub mod tools;
+pub mod triage;

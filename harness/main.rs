@@ -8,17 +8,20 @@
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pccx_cosim::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
 use pccx_cosim::config::{self, HwConfig};
+use pccx_cosim::coverage::rtl as rtl_coverage;
 use pccx_cosim::coverage::Probe;
-use pccx_cosim::faults::Fault;
-use pccx_cosim::models;
-use pccx_cosim::repro::{self, Recorder, Repro, Setup, Verdict};
+use pccx_cosim::env::faults::Fault;
+use pccx_cosim::env::models;
+use pccx_cosim::env::models::{DutKind, Setup};
+use pccx_cosim::regress::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
+use pccx_cosim::regress::junit;
 use pccx_cosim::scoreboard::Mismatch;
 use pccx_cosim::scoreboard::TimingMode;
-use pccx_cosim::signature::Signature;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
-use pccx_cosim::{junit, rtl_coverage, shrink};
+use pccx_cosim::triage::repro::{self, Recorder, Repro, Verdict};
+use pccx_cosim::triage::shrink;
+use pccx_cosim::triage::signature::Signature;
 use pccx_golden::asm::{self, Item};
 use pccx_golden::isa::{self, Decoded};
 use pccx_golden::model::NpuModel;
@@ -83,8 +86,8 @@ struct RunArgs {
     timing: Option<String>,
     /// The device under test: the Verilated RTL, or the golden model itself
     /// (a self-check of the harness, and the only choice in a PCCX_NO_RTL build).
-    #[arg(long, default_value = "rtl", value_parser = PossibleValuesParser::new(["rtl", "golden"]))]
-    dut: String,
+    #[arg(long, value_enum, default_value_t = DutKind::Rtl)]
+    dut: DutKind,
     /// Self-check: wrap the DUT in this fault; the campaign must then fail.
     #[arg(long, value_name = "FAULT", value_parser = PossibleValuesParser::new(Fault::names()))]
     inject_fault: Option<String>,
@@ -97,7 +100,7 @@ struct RunArgs {
     /// Cycles of FST waveform dumped before a mismatch's first difference
     /// (RTL DUT only; 0: no waveform). The hierarchy depth is fixed at build
     /// time by PCCX_TRACE_DEPTH.
-    #[arg(long, value_name = "CYCLES", default_value_t = pccx_cosim::wave::DEFAULT_WINDOW)]
+    #[arg(long, value_name = "CYCLES", default_value_t = pccx_cosim::triage::wave::DEFAULT_WINDOW)]
     wave_window: u64,
     /// Also write the results as JUnit XML to FILE (one testcase per seed).
     #[arg(long, value_name = "FILE")]
@@ -355,6 +358,15 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         stall_io: args.io == "stall",
         timing: args.timing.as_deref().and_then(TimingMode::by_name),
     };
+    if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
+        return Err(Failure::Message(format!(
+            "--seed {} --count {}: the seed range passes 2^64 - 1; the last seed is {}",
+            options.first_seed,
+            options.count,
+            u64::MAX
+        )));
+    }
+    check_output_paths(args)?;
     if options.stall_io && options.timing == Some(TimingMode::Exact) {
         return Err(Failure::Message(
             "--timing exact needs ideal I/O: with --io stall the cycles depend on the stall \
@@ -366,9 +378,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         .inject_fault
         .as_ref()
         .map(|name| Fault::by_name(name).expect("a fault clap accepted"));
-    let setup = Setup::new(options.config, &args.dut, fault);
+    let mut setup = Setup::new(options.config, args.dut, fault);
     if args.rtl_coverage.is_some() {
-        rtl_coverage::check_available(&setup).map_err(Failure::Message)?;
+        setup.rtl_coverage = true;
+        setup.check_rtl_coverage().map_err(Failure::Message)?;
     }
     let mut plain_reference = models::open_reference(&options.config);
     let mut probe = args
@@ -379,12 +392,14 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         Some(probe) => probe,
         None => &mut *plain_reference,
     };
-    let dut = match &args.rtl_coverage {
-        Some(_) => rtl_coverage::open_dut(&setup),
-        None => setup.open_dut(),
-    };
+    let dut = setup.open_dut();
     let mut rtl_coverage_written = None;
-    let mut recorder = Recorder::new(setup, args.out.clone(), args.no_shrink);
+    // Shrinking and waves open DUTs of their own, from the plain build.
+    let plain_setup = Setup {
+        rtl_coverage: false,
+        ..setup.clone()
+    };
+    let mut recorder = Recorder::new(plain_setup, args.out.clone(), args.no_shrink);
     recorder.wave_window = args.wave_window;
     let bar = progress_bar(options.count);
     let report = match dut {
@@ -411,10 +426,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             };
             let mut print = |r: &campaign::SeedResult| match &bar {
                 Some(bar) => {
-                    bar.suspend(|| print_result(r, &options));
+                    bar.suspend(|| print_result(r, &options, args));
                     bar.inc(1);
                 }
-                None => print_result(r, &options),
+                None => print_result(r, &options, args),
             };
             let report = campaign::run_campaign_with(
                 &options,
@@ -471,6 +486,55 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     })
 }
 
+/// The flags besides seed, instrs and config that change what a seed does,
+/// as the `reproduce:` line must repeat them.
+fn reproduce_flags(args: &RunArgs) -> String {
+    let mut flags = String::new();
+    if args.io != "ideal" {
+        flags += &format!(" --io {}", args.io);
+    }
+    if let Some(timing) = &args.timing {
+        flags += &format!(" --timing {timing}");
+    }
+    if args.dut != DutKind::Rtl {
+        flags += &format!(" --dut {}", args.dut.name());
+    }
+    if let Some(fault) = &args.inject_fault {
+        flags += &format!(" --inject-fault {fault}");
+    }
+    flags
+}
+
+/// Fails before the first seed if an output file cannot be written, so a
+/// bad path does not cost a whole campaign. Each file
+/// is opened for appending and removed again if it did not exist; the
+/// reports are written in full at the end.
+fn check_output_paths(args: &RunArgs) -> Result<(), Failure> {
+    let outputs = [
+        ("--json", &args.json),
+        ("--junit", &args.junit),
+        ("--coverage", &args.coverage),
+        ("--rtl-coverage", &args.rtl_coverage),
+    ];
+    for (flag, path) in outputs {
+        if let Some(path) = path {
+            let existed = path.exists();
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| {
+                    Failure::Message(format!("{flag} {}: cannot write: {e}", path.display()))
+                })?;
+            if !existed {
+                // Leave no empty file behind if the campaign fails to start.
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+    Ok(())
+}
+
 fn bench(
     seed: u64,
     count: u64,
@@ -490,7 +554,7 @@ fn bench(
         timing: None,
     };
     let mut reference = models::open_reference(&options.config);
-    let mut dut = models::open_dut(&options.config, "rtl").map_err(Failure::Message)?;
+    let mut dut = models::open_dut(&options.config, DutKind::Rtl).map_err(Failure::Message)?;
     let mut rates = Vec::new();
     for run in 1..=repeat {
         let report = campaign::run_campaign(&options, &mut *reference, &mut *dut, &mut |_| {});
@@ -528,9 +592,9 @@ fn bench(
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<ExitCode, Failure> {
-    use pccx_cosim::bench::{busy_run, BusyEngine};
+    use pccx_cosim::tools::bench::{busy_run, BusyEngine};
     if repeat == 0 {
         return Err(Failure::Message("--repeat must be at least 1".into()));
     }
@@ -561,7 +625,7 @@ fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(pccx_no_rtl)]
+#[cfg(not(feature = "rtl"))]
 fn bench_busy(_: u64, _: usize, _: &str, _: &str) -> Result<ExitCode, Failure> {
     Err(Failure::Message(
         "this pccx-cosim was built with PCCX_NO_RTL=1 and has no RTL model to time".into(),
@@ -585,7 +649,7 @@ fn progress_bar(count: u64) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
+fn print_result(r: &campaign::SeedResult, options: &CampaignOptions, args: &RunArgs) {
     say!("{}", r.line());
     if let Some(m) = &r.mismatch {
         for line in m.to_string().lines() {
@@ -594,8 +658,12 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
         say!("    signature: {}", Signature::of(m));
         let c = options.config.name;
         say!(
-            "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
-            r.seed, options.instrs, r.seed, options.instrs
+            "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}{}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
+            r.seed,
+            options.instrs,
+            reproduce_flags(args),
+            r.seed,
+            options.instrs
         );
         let a = &r.artefacts;
         if let Some(path) = &a.repro {
@@ -606,7 +674,10 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
             );
         }
         if let Some(path) = &a.wave {
-            say!("    waveform: {}", pccx_cosim::wave::viewer_hint(path));
+            say!(
+                "    waveform: {}",
+                pccx_cosim::triage::wave::viewer_hint(path)
+            );
         }
         if let (Some((before, after, runs)), Some(path)) = (a.shrink, &a.min_asm) {
             say!(
@@ -622,6 +693,8 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions) {
 
 // ----- replay ----------------------------------------------------------------------
 
+// Read only by the RTL build's `mutate`.
+#[cfg_attr(not(feature = "rtl"), allow(dead_code))]
 struct MutateArgs {
     sample: usize,
     sample_seed: u64,
@@ -638,12 +711,12 @@ struct MutateArgs {
     require_all_killed: bool,
 }
 
-#[cfg(pccx_no_rtl)]
+#[cfg(not(feature = "rtl"))]
 fn mutate_run(_: &Path, _: &str, _: u64, _: u64, _: usize, _: u64) -> Result<ExitCode, Failure> {
     Err(Failure::Message("built with PCCX_NO_RTL=1".into()))
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 fn mutate_run(
     so: &Path,
     config: &str,
@@ -652,7 +725,7 @@ fn mutate_run(
     instrs: usize,
     budget: u64,
 ) -> Result<ExitCode, Failure> {
-    use pccx_cosim::mutate::{self, build, MutateOptions};
+    use pccx_cosim::tools::mutate::{self, build, MutateOptions};
     let model = build::load(so).map_err(Failure::Message)?;
     let options = MutateOptions {
         config: hw_config(config),
@@ -668,16 +741,16 @@ fn mutate_run(
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(pccx_no_rtl)]
+#[cfg(not(feature = "rtl"))]
 fn mutate(_: MutateArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Message(
         "this pccx-cosim was built with PCCX_NO_RTL=1; mutation testing needs the RTL".into(),
     ))
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
-    use pccx_cosim::mutate::{self, build::Builder, MutateOptions, Verdict};
+    use pccx_cosim::tools::mutate::{self, build::Builder, MutateOptions, Verdict};
     let root = std::env::current_dir().map_err(|e| Failure::Message(e.to_string()))?;
     if !root.join("hw/rtl/manifest.txt").exists() {
         return Err(Failure::Message(
@@ -846,7 +919,7 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
         case.seed,
         shrink::ProgramSize::of(&case.program),
         s.config.name,
-        s.dut,
+        s.dut.name(),
     );
     let p = &repro.provenance;
     let text = |key: &str| match &p[key] {
@@ -925,7 +998,7 @@ fn unopened_dut_report(
 // ----- cvo-accuracy ----------------------------------------------------------------
 
 fn cvo_accuracy(json: Option<&Path>, plots: Option<&Path>) -> Result<ExitCode, Failure> {
-    use pccx_cosim::cvo_accuracy::{self, Accuracy};
+    use pccx_cosim::tools::cvo_accuracy::{self, Accuracy};
     // Check the outputs before the measurement, so a bad path fails at once.
     if let Some(dir) = plots {
         cvo_accuracy::prepare_plot_dir(dir).map_err(Failure::Message)?;
@@ -964,6 +1037,17 @@ fn generate(seed: u64, instrs: usize, config: &str) -> Result<ExitCode, Failure>
 }
 
 // ----- disasm / asm --------------------------------------------------------------
+
+/// A `0x` word of hex digits too many for 64 bits (leading zeros aside).
+fn is_wide_hex(s: &str) -> bool {
+    let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) else {
+        return false;
+    };
+    let digits = hex.replace('_', "");
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_hexdigit())
+        && digits.trim_start_matches('0').len() > 16
+}
 
 fn parse_word(s: &str) -> Option<u64> {
     let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
@@ -1018,12 +1102,19 @@ fn disasm(json: bool, inputs: &[String]) -> Result<ExitCode, Failure> {
         .collect::<Option<Vec<_>>>()
     {
         Some(words) => words,
-        None if inputs.len() == 1 => words_of_file(Path::new(&inputs[0]))?,
         None => {
-            return Err(Failure::Message(format!(
-                "disasm takes hex words (0x...) or exactly one file, not: {}",
-                inputs.join(" ")
-            )))
+            if let Some(wide) = inputs.iter().find(|s| is_wide_hex(s)) {
+                return Err(Failure::Message(format!(
+                    "`{wide}` does not fit in a 64-bit instruction word (at most 16 hex digits)"
+                )));
+            }
+            if inputs.len() != 1 {
+                return Err(Failure::Message(format!(
+                    "disasm takes hex words (0x...) or exactly one file, not: {}",
+                    inputs.join(" ")
+                )));
+            }
+            words_of_file(Path::new(&inputs[0]))?
         }
     };
     for word in words {

@@ -249,7 +249,7 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
     let o = cosim(&[
         "--seed", "17", "--count", "3", "--instrs", "20", "--config", "tiny",
@@ -269,7 +269,7 @@ fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
 }
 
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn a_mismatch_exits_1_and_says_where() {
     let json = temp_file("mismatch", "r.json", "");
     let out = json.with_file_name("out");
@@ -333,7 +333,7 @@ fn a_mismatch_exits_1_and_says_where() {
 }
 
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn no_shrink_writes_the_repro_only() {
     let out = temp_file("no-shrink", "x", "").with_file_name("out");
     let o = cosim(&[
@@ -357,7 +357,7 @@ fn no_shrink_writes_the_repro_only() {
 /// once reference and DUT agree, 2 for a file it cannot use, with the file
 /// and the field named.
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
     let out = temp_file("replay", "x", "").with_file_name("out");
     let o = cosim(&[
@@ -428,7 +428,7 @@ fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
 /// 2, and the JSON still holds the first seed's result and says where and
 /// why it stopped.
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn an_infrastructure_error_exits_2_and_keeps_the_results() {
     for (fault, why) in [("hang", "watchdog"), ("panic", "a model panicked")] {
         let json = temp_file("infra", &format!("{fault}.json"), "");
@@ -678,7 +678,7 @@ fn the_xml_reader_of_these_tests_rejects_what_it_should() {
 }
 
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
     let xml = temp_file("junit", "x", "").with_file_name("mismatch.xml");
     let out = xml.with_file_name("out");
@@ -734,7 +734,7 @@ fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
 }
 
 #[test]
-#[cfg_attr(pccx_no_rtl, ignore = "runs the RTL DUT (build without PCCX_NO_RTL)")]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn junit_reports_an_infrastructure_error_as_an_error() {
     let xml = temp_file("junit-error", "x", "").with_file_name("hang.xml");
     let o = cosim(&[
@@ -767,4 +767,104 @@ fn junit_reports_an_infrastructure_error_as_an_error() {
         "{}",
         error.attr("message")
     );
+}
+
+// ----- the edges a new user met (issue 12) ---------------------------------------
+
+#[test]
+fn an_unwritable_output_path_fails_before_the_first_seed() {
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--count",
+        "50",
+        "--dut",
+        "golden",
+        "--json",
+        "/proc/x.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--json /proc/x.json: cannot write"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stdout(&o).contains("seed 1:"),
+        "no seed ran: {}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_word_wider_than_64_bits_is_named_as_such() {
+    let o = cosim(&["disasm", "0x1234567890abcdef12"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("does not fit in a 64-bit instruction word"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_seed_range_past_2_pow_64_is_an_error() {
+    let o = cosim(&[
+        "--seed",
+        "18446744073709551615",
+        "--count",
+        "2",
+        "--dut",
+        "golden",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("passes 2^64 - 1"), "{}", stderr(&o));
+    let one = cosim(&[
+        "--seed",
+        "18446744073709551615",
+        "--count",
+        "1",
+        "--dut",
+        "golden",
+    ]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+}
+
+#[test]
+fn the_reproduce_line_repeats_the_injected_fault() {
+    let dir = std::env::temp_dir().join(format!("pccx-cli-reproduce-{}", std::process::id()));
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--dut",
+        "golden",
+        "--inject-fault",
+        "l2-data",
+        "--no-shrink",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains("reproduce:"))
+        .map(str::to_string)
+        .expect("a reproduce line");
+    assert!(
+        line.contains("--dut golden --inject-fault l2-data"),
+        "{line}"
+    );
+    // And the line does reproduce: the same seed with those flags mismatches.
+    let args: Vec<&str> = line
+        .split("reproduce: pccx-cosim ")
+        .nth(1)
+        .unwrap()
+        .split("   (program")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let mut args = args;
+    args.extend(["--no-shrink", "--out", dir.to_str().unwrap()]);
+    assert_eq!(cosim(&args).status.code(), Some(1));
 }

@@ -2,10 +2,10 @@
 //! campaign closes every bin, bins that a program cannot reach stay holes,
 //! and each kind of bin is hit exactly when its situation happens.
 
-use pccx_cosim::campaign::{run_campaign, CampaignOptions};
 use pccx_cosim::config::{self, HwConfig};
 use pccx_cosim::coverage::{catalogue, Coverage, Group, Probe};
-use pccx_cosim::models;
+use pccx_cosim::env::models;
+use pccx_cosim::regress::campaign::{run_campaign, CampaignOptions};
 use pccx_cosim::scoreboard::run_case;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
 use pccx_golden::asm::parse_program;
@@ -322,7 +322,7 @@ fn rtl_coverage_needs_the_rtl() {
 /// With a coverage build of tiny (PCCX_COVERAGE=1) the campaign writes
 /// and summarises Verilator's counters; without one the flag fails with
 /// the command that builds it.
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 #[test]
 fn rtl_coverage_is_written_or_explained() {
     let path = temp("tiny.dat");
@@ -344,7 +344,7 @@ fn rtl_coverage_is_written_or_explained() {
     let built = pccx_cosim::rtl::coverage::coverage_configs();
     if built.contains(&"tiny") {
         assert_eq!(o.status.code(), Some(0), "{out}{err}");
-        let cov = pccx_cosim::rtl_coverage::read(&path).unwrap();
+        let cov = pccx_cosim::coverage::rtl::read(&path).unwrap();
         for kind in ["line", "branch", "toggle"] {
             let points = cov.kind(kind);
             assert!(

@@ -6,7 +6,6 @@
 //! random programs with GEMV and GEMM in the mix. Timing differs by design,
 //! so the timing check is off; every write, retire code, beat count and the
 //! final state must be identical.
-#![cfg(not(pccx_no_rtl))]
 
 mod common;
 
@@ -80,7 +79,7 @@ fn parallel_lane_changes_timing_only() {
                     _ => *w,
                 };
             }
-            let mut reference = pccx_cosim::models::open_reference(&cfg);
+            let mut reference = pccx_cosim::env::models::open_reference(&cfg);
             let mut dut = common::rtl(&cfg);
             let outcome = pccx_cosim::scoreboard::run_case(&variant, &mut *reference, &mut dut)
                 .expect("no model error");

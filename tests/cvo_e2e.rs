@@ -4,8 +4,6 @@
 //! GEMV's BF16 outputs (docs/cvo.md section 7 states the tolerances and
 //! why they hold).
 
-#![cfg(not(pccx_no_rtl))]
-
 mod common;
 
 use common::{config, golden, rtl};

@@ -6,8 +6,6 @@
 //! writes, its retire cycle and the final state are compared; the inputs are
 //! exact (L2 patches over the seeded image).
 
-#![cfg(not(pccx_no_rtl))]
-
 mod common;
 
 use common::{config, golden, rtl};

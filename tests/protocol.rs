@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use pccx_cosim::config;
-use pccx_cosim::mutate::{all_sites, build, MutantClass};
 use pccx_cosim::rtl::{HostTiming, RtlModel};
+use pccx_cosim::tools::mutate::{all_sites, build, MutantClass};
 use pccx_golden::model::{ModelError, NpuModel};
 
 #[test]

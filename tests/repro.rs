@@ -1,14 +1,14 @@
 //! Repro files on the real RTL: a campaign writes one per mismatching seed,
 //! the file rebuilds exactly the case that failed, and replaying it gives
 //! the same mismatch (or says that it no longer happens).
-#![cfg(not(pccx_no_rtl))]
 
-use pccx_cosim::campaign::{run_campaign_with, CampaignOptions};
 use pccx_cosim::config::{self, HwConfig};
-use pccx_cosim::faults::Fault;
-use pccx_cosim::models;
-use pccx_cosim::repro::{replay, Recorder, Repro, Setup, Verdict};
+use pccx_cosim::env::faults::Fault;
+use pccx_cosim::env::models;
+use pccx_cosim::env::models::{DutKind, Setup};
+use pccx_cosim::regress::campaign::{run_campaign_with, CampaignOptions};
 use pccx_cosim::stimulus::TestCase;
+use pccx_cosim::triage::repro::{replay, Recorder, Repro, Verdict};
 use pccx_golden::asm::{format_program, parse_program};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,7 @@ fn campaign(dir: &Path, fault: Fault, first: u64, count: u64, shrink: bool) -> V
         stall_io: false,
         timing: None,
     };
-    let setup = Setup::new(config, "rtl", Some(fault));
+    let setup = Setup::new(config, DutKind::Rtl, Some(fault));
     let mut recorder = Recorder::new(setup.clone(), dir.to_path_buf(), !shrink);
     let mut reference = models::open_reference(&config);
     let mut dut = setup.open_dut().unwrap();

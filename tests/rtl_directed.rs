@@ -5,8 +5,6 @@
 //! Where a case is about timing behaviour (back-pressure, out-of-order
 //! retire), the test also checks that the behaviour really happened.
 
-#![cfg(not(pccx_no_rtl))]
-
 mod common;
 
 use common::must_match;

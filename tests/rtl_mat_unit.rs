@@ -2,7 +2,6 @@
 //! (`pccx_golden::numerics::w4a8::gemm`), one instruction at a time, with the
 //! weight stream driven from an explicit beat list. This checks the engines
 //! before (and independently of) the golden interpreter and the scoreboard.
-#![cfg(not(pccx_no_rtl))]
 
 use pccx_cosim::config;
 use pccx_cosim::rtl::{HostTiming, RtlModel};

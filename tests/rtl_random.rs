@@ -2,7 +2,6 @@
 //! The same seeds give the same programs on every machine (the generator's
 //! PRNG is portable), so a failure here reproduces with
 //! `pccx-cosim --seed N --config C --instrs L`.
-#![cfg(not(pccx_no_rtl))]
 
 mod common;
 

@@ -7,8 +7,8 @@
 //! with an RTL factory.
 
 use pccx_cosim::config::{self, HwConfig};
-use pccx_cosim::faults::{Fault, Faulty};
-use pccx_cosim::models;
+use pccx_cosim::env::faults::{Fault, Faulty};
+use pccx_cosim::env::models;
 use pccx_cosim::scoreboard::{run_case, CheckKind, Outcome};
 use pccx_cosim::stimulus::{GenOptions, TestCase};
 use pccx_golden::asm::{Item, Program};
@@ -549,25 +549,25 @@ fn faults_fire_on_generated_cases_with_golden_inside() {
 
 /// The same tables with the Verilated RTL inside `Faulty`: the checks fire
 /// on what the real RTL reports, not only on what the golden model does.
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 fn rtl(config: &HwConfig) -> Box<dyn NpuModel> {
-    models::open_dut(config, "rtl").expect("the RTL model of this configuration")
+    models::open_dut(config, models::DutKind::Rtl).expect("the RTL model of this configuration")
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 #[test]
 fn every_fault_fires_its_check_with_rtl_inside() {
     every_fault_fires_its_check(&tiny(), &rtl);
     every_fault_fires_its_check(&config::by_name("kv260").unwrap(), &rtl);
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 #[test]
 fn every_mat_fault_fires_its_check_with_rtl_inside() {
     every_mat_fault_fires_its_check(&tiny(), &rtl);
 }
 
-#[cfg(not(pccx_no_rtl))]
+#[cfg(feature = "rtl")]
 #[test]
 fn faults_fire_on_generated_cases_with_rtl_inside() {
     faults_fire_on_generated_cases(&tiny(), &rtl);

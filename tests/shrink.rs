@@ -2,15 +2,14 @@
 //! program shrinks to a handful of instructions that still fail with the
 //! same signature. The faults are keyed on what stays put while the program
 //! shrinks (an L2 address, an error code), not on an event count.
-#![cfg(not(pccx_no_rtl))]
 
 use pccx_cosim::config::{self, HwConfig};
-use pccx_cosim::faults::{Fault, Faulty};
-use pccx_cosim::models;
+use pccx_cosim::env::faults::{Fault, Faulty};
+use pccx_cosim::env::models;
 use pccx_cosim::scoreboard::run_case;
-use pccx_cosim::shrink::{shrink_against, ShrinkOptions, ShrinkResult};
-use pccx_cosim::signature::Signature;
 use pccx_cosim::stimulus::{GenOptions, OpWeights, TestCase};
+use pccx_cosim::triage::shrink::{shrink_against, ShrinkOptions, ShrinkResult};
+use pccx_cosim::triage::signature::Signature;
 use pccx_golden::asm::{format_program, Item};
 use pccx_golden::model::{ErrorCode, Event, NpuModel};
 use std::sync::mpsc;
@@ -22,7 +21,7 @@ fn tiny() -> HwConfig {
 
 fn faulty_rtl(config: HwConfig, fault: Fault) -> impl FnMut() -> Result<Box<dyn NpuModel>, String> {
     move || {
-        let dut = models::open_dut(&config, "rtl")?;
+        let dut = models::open_dut(&config, models::DutKind::Rtl)?;
         Ok(Box::new(Faulty::boxed(dut, fault)) as Box<dyn NpuModel>)
     }
 }
@@ -183,9 +182,9 @@ fn models_made_and_dropped_while_another_lives_drop_cleanly() {
     let (done, finished) = mpsc::channel();
     std::thread::spawn(move || {
         let config = tiny();
-        let first = models::open_dut(&config, "rtl").unwrap();
+        let first = models::open_dut(&config, models::DutKind::Rtl).unwrap();
         for _ in 0..3 {
-            drop(models::open_dut(&config, "rtl").unwrap());
+            drop(models::open_dut(&config, models::DutKind::Rtl).unwrap());
         }
         drop(first);
         done.send(()).unwrap();

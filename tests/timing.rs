@@ -8,12 +8,11 @@
 //! - Stall I/O: results stay exact and the retire order obeys the ordering
 //!   rules; exact timing then (rightly) does not hold.
 //! - Injected timing faults fire the timing, status and order checks.
-#![cfg(not(pccx_no_rtl))]
 
 mod common;
 
-use pccx_cosim::faults::{Fault, Faulty};
-use pccx_cosim::models;
+use pccx_cosim::env::faults::{Fault, Faulty};
+use pccx_cosim::env::models;
 use pccx_cosim::scoreboard::{run_case_with, CheckKind, Outcome, TimingMode};
 use pccx_cosim::stimulus::{GenOptions, OpWeights, TestCase};
 use pccx_golden::model::NpuModel;

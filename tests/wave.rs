@@ -1,15 +1,14 @@
 //! Waveforms of mismatches: a rerun of the failing case dumps an FST window
 //! of the cycles before the first difference, and the window really bounds
 //! what is dumped.
-#![cfg(not(pccx_no_rtl))]
 
 use pccx_cosim::config;
-use pccx_cosim::faults::Fault;
-use pccx_cosim::models;
-use pccx_cosim::repro::Setup;
+use pccx_cosim::env::faults::Fault;
+use pccx_cosim::env::models;
+use pccx_cosim::env::models::{DutKind, Setup};
 use pccx_cosim::scoreboard::run_case;
 use pccx_cosim::stimulus::{GenOptions, TestCase};
-use pccx_cosim::wave::{dump_window, viewer_hint};
+use pccx_cosim::triage::wave::{dump_window, viewer_hint};
 
 fn out_dir(test: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("pccx-cosim-wave-{}-{test}", std::process::id()));
@@ -39,7 +38,7 @@ fn failing_case(setup: &Setup) -> (TestCase, pccx_cosim::scoreboard::Mismatch) {
 fn a_mismatch_gets_an_fst_window_ending_at_the_first_difference() {
     let setup = Setup::new(
         config::by_name("tiny").unwrap(),
-        "rtl",
+        DutKind::Rtl,
         Some(Fault::by_name("l2-data").unwrap()),
     );
     let (case, mismatch) = failing_case(&setup);
@@ -70,7 +69,7 @@ fn a_mismatch_gets_an_fst_window_ending_at_the_first_difference() {
 fn the_golden_model_has_no_waveform_and_says_so() {
     let setup = Setup::new(
         config::by_name("tiny").unwrap(),
-        "golden",
+        DutKind::Golden,
         Some(Fault::by_name("l2-data").unwrap()),
     );
     let (case, mismatch) = failing_case(&setup);

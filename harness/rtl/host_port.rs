@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use pccx_golden::model::{Word, HOST_WORDS};
 
-use crate::models::IDEAL_HOST_LATENCY;
+use crate::config::IDEAL_HOST_LATENCY;
 use crate::stimulus::Rng;
 
 /// A seeded schedule of host-side stalls.

@@ -14,6 +14,7 @@
 //! is now).
 
 mod probe;
+pub mod rtl;
 
 pub use probe::Probe;
 

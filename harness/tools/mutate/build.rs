@@ -174,13 +174,16 @@ impl Builder {
                 .args(cxx_flags(&self.include, "-O0"))
                 .arg("-shared")
                 .arg(format!("-I{}", obj.display()))
-                .arg(format!("-I{}", self.root.join("harness/shim").display()))
+                .arg(format!(
+                    "-I{}",
+                    self.root.join("harness/rtl/shim").display()
+                ))
                 .arg(format!("-DPCCX_PREFIX={prefix}"))
                 .arg(format!("-DPCCX_CONFIG={MUTANT_CONFIG}"))
                 .arg(format!("-DPCCX_L2_WORDS={}", c.l2_words))
                 .arg(format!("-DPCCX_FIFO_DEPTH={}", c.fifo_depth))
                 .args(&cpp)
-                .arg(self.root.join("harness/shim/pccx_shim.cpp"))
+                .arg(self.root.join("harness/rtl/shim/pccx_shim.cpp"))
                 .args(&self.runtime)
                 .arg("-o")
                 .arg(&so),

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::models;
-use crate::repro::Setup;
+use crate::env::models;
+use crate::env::models::Setup;
 use crate::scoreboard::{run_case, Mismatch};
 use crate::stimulus::TestCase;
 

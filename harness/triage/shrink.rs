@@ -21,8 +21,8 @@
 //!    Idle gaps get shorter, register writes write zero.
 
 use crate::scoreboard::{run_case, Mismatch};
-use crate::signature::Signature;
 use crate::stimulus::TestCase;
+use crate::triage::signature::Signature;
 use pccx_golden::asm::{Item, Program};
 use pccx_golden::isa::{self, layout, layout::Field, Decoded, Instr};
 use pccx_golden::model::{NpuModel, ShapeTable, SHAPE_ENTRIES};
@@ -465,7 +465,7 @@ fn plainest(word: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::{Fault, Faulty};
+    use crate::env::faults::{Fault, Faulty};
     use crate::stimulus::{GenOptions, OpWeights};
     use pccx_golden::asm::{disasm, parse_program};
     use pccx_golden::model::ErrorCode;

@@ -10,12 +10,12 @@
 //! recurs.
 
 use crate::config::{self, HwConfig};
-use crate::faults::{Fault, Faulty};
-use crate::models;
+use crate::env::faults::Fault;
+use crate::env::models::{self, DutKind, HostIo, Setup};
 use crate::scoreboard::{run_case, CheckKind, Mismatch};
-use crate::shrink::{self, DutFactory, ProgramSize, ShrinkOptions};
-use crate::signature::Signature;
 use crate::stimulus::{GenOptions, OpWeights, TestCase};
+use crate::triage::shrink::{self, DutFactory, ProgramSize, ShrinkOptions};
+use crate::triage::signature::Signature;
 use pccx_golden::asm::{format_program, Item, Program};
 use pccx_golden::model::{ModelError, NpuModel, Word, HOST_WORDS};
 use serde_json::{json, Map, Value};
@@ -39,101 +39,6 @@ pub const FILL_RULE: &str = "word i of an image is the i-th Rng::next_u128 of Rn
 pub const STREAM_RULE: &str = "beat i of stream s (0 matrix, 1 vector) is \
      pccx_golden::streams::WeightSource::new(seed).beat(s, i): SplitMix64 draws from the key \
      mix64(mix64(seed ^ mix64(s + 1)) ^ mix64(i)) (golden/src/streams.rs, docs/numerics.md)";
-
-/// The host side of the DUT's ACP port.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostIo {
-    /// Cycles from an accepted request to its response.
-    pub latency: u32,
-    /// A stall schedule, when the DUT ran with one (`None`: ideal I/O).
-    /// Kept as JSON until the harness can replay one.
-    pub stall_schedule: Option<Value>,
-}
-
-impl HostIo {
-    /// What `models::open_dut(config, kind)` gives the DUT: the RTL's
-    /// default timing, or nothing for a DUT without a host port.
-    pub fn default_for(dut: &str) -> Option<HostIo> {
-        (dut == "rtl").then_some(HostIo {
-            latency: models::IDEAL_HOST_LATENCY,
-            stall_schedule: None,
-        })
-    }
-}
-
-/// How the models of a run were made: what `replay` needs to make them
-/// again.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Setup {
-    pub config: HwConfig,
-    /// The DUT kind `models::open_dut` takes: `rtl` or `golden`.
-    pub dut: String,
-    /// The fault wrapped around the DUT (`--inject-fault`).
-    pub fault: Option<Fault>,
-    /// The DUT's host I/O timing; `None` for a DUT without one.
-    pub host_timing: Option<HostIo>,
-}
-
-impl Setup {
-    /// The setup of `models::open_dut(config, dut)`, with `fault` around it.
-    pub fn new(config: HwConfig, dut: &str, fault: Option<Fault>) -> Setup {
-        Setup {
-            config,
-            dut: dut.to_string(),
-            fault,
-            host_timing: HostIo::default_for(dut),
-        }
-    }
-
-    /// A fresh DUT as this setup describes it.
-    pub fn open_dut(&self) -> Result<Box<dyn NpuModel>, String> {
-        let dut = match &self.host_timing {
-            Some(io) if io.stall_schedule.is_some() => {
-                return Err(
-                    "the DUT ran with a host stall schedule, which this pccx-cosim \
-                            cannot replay"
-                        .into(),
-                )
-            }
-            Some(io) if io.latency != models::IDEAL_HOST_LATENCY => {
-                open_rtl_with_latency(&self.config, &self.dut, io.latency)?
-            }
-            _ => models::open_dut(&self.config, &self.dut)?,
-        };
-        Ok(match self.fault {
-            Some(fault) => Box::new(Faulty::boxed(dut, fault)),
-            None => dut,
-        })
-    }
-}
-
-#[cfg(not(pccx_no_rtl))]
-fn open_rtl_with_latency(
-    config: &HwConfig,
-    dut: &str,
-    latency: u32,
-) -> Result<Box<dyn NpuModel>, String> {
-    use crate::rtl::{HostTiming, RtlModel};
-    if dut != "rtl" {
-        return Err(format!(
-            "a host latency is given for the `{dut}` DUT, which has no host port"
-        ));
-    }
-    let timing = HostTiming {
-        latency,
-        ..HostTiming::default()
-    };
-    Ok(Box::new(RtlModel::open(*config, timing)?))
-}
-
-#[cfg(pccx_no_rtl)]
-fn open_rtl_with_latency(
-    config: &HwConfig,
-    dut: &str,
-    _latency: u32,
-) -> Result<Box<dyn NpuModel>, String> {
-    models::open_dut(config, dut)
-}
 
 /// What the shrinker made of the case.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,7 +107,7 @@ impl Repro {
                 "l2_words": s.config.l2_words,
                 "fifo_depth": s.config.fifo_depth,
             },
-            "dut": s.dut,
+            "dut": s.dut.name(),
             "inject_fault": s.fault.map(|f| json!({"name": f.name(), "params": format!("{f:?}")})),
             "host_timing": s.host_timing.as_ref().map(|io| json!({
                 "latency": io.latency,
@@ -226,7 +131,7 @@ impl Repro {
                 "seed": hex64(c.weight_seed),
                 "rule": STREAM_RULE,
             },
-            "mismatch": crate::campaign::mismatch_json(&self.mismatch),
+            "mismatch": crate::regress::campaign::mismatch_json(&self.mismatch),
             "signature": signature_json(&self.signature()),
             "shrink": self.shrink.as_ref().map(|r| json!({
                 "before": size_json(r.before),
@@ -235,7 +140,7 @@ impl Repro {
                 "exhausted": r.exhausted,
                 "min_asm": r.min_asm,
                 "program": program_json(&r.program),
-                "mismatch": crate::campaign::mismatch_json(&r.mismatch),
+                "mismatch": crate::regress::campaign::mismatch_json(&r.mismatch),
             })),
             "provenance": self.provenance,
         })
@@ -257,13 +162,10 @@ impl Repro {
             ));
         }
         let config = config_at(v)?;
-        let dut = str_at(v, "dut")?.to_string();
-        if !["rtl", "golden"].contains(&dut.as_str()) {
-            return Err(FieldError::new(
-                "dut",
-                format!("`{dut}`, expected rtl or golden"),
-            ));
-        }
+        let dut_name = str_at(v, "dut")?;
+        let dut = DutKind::by_name(dut_name).ok_or_else(|| {
+            FieldError::new("dut", format!("`{dut_name}`, expected rtl or golden"))
+        })?;
         let fault = match at(v, "inject_fault")? {
             Value::Null => None,
             _ => Some(fault_at(v)?),
@@ -332,6 +234,7 @@ impl Repro {
                 dut,
                 fault,
                 host_timing,
+                rtl_coverage: false,
             },
             case,
             mismatch: mismatch_at(v, "mismatch")?,
@@ -494,7 +397,7 @@ impl<'a> Recorder<'a> {
             out_dir,
             shrink_with,
             shrink_options: ShrinkOptions::default(),
-            wave_window: crate::wave::DEFAULT_WINDOW,
+            wave_window: crate::triage::wave::DEFAULT_WINDOW,
         }
     }
 
@@ -512,8 +415,8 @@ impl<'a> Recorder<'a> {
                 return artefacts;
             }
         }
-        if self.wave_window > 0 && self.setup.dut == "rtl" {
-            match crate::wave::dump_window(
+        if self.wave_window > 0 && self.setup.dut == DutKind::Rtl {
+            match crate::triage::wave::dump_window(
                 &self.setup,
                 case,
                 mismatch,
@@ -625,7 +528,7 @@ pub fn provenance() -> &'static Value {
         let commit = git(&["rev-parse", "HEAD"]);
         let rtl_commit = git(&["log", "-1", "--format=%H", "--", "hw/rtl"]);
         let dirty = git(&["status", "--porcelain", "--", "hw/rtl"]).map(|s| !s.is_empty());
-        let verilator = if cfg!(pccx_no_rtl) {
+        let verilator = if cfg!(not(feature = "rtl")) {
             "none (built with PCCX_NO_RTL=1)".to_string()
         } else {
             let bin = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
@@ -1076,7 +979,11 @@ mod tests {
         let config = config::by_name("tiny").unwrap();
         let case = TestCase::generate(0xdead_beef_cafe, &GenOptions::for_config(&config, 12));
         Repro::new(
-            Setup::new(config, "rtl", Some(Fault::by_name("l2-data").unwrap())),
+            Setup::new(
+                config,
+                DutKind::Rtl,
+                Some(Fault::by_name("l2-data").unwrap()),
+            ),
             case,
             mismatch(),
         )

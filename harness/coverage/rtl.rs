@@ -1,60 +1,9 @@
-//! RTL code coverage on the campaign CLI (`--rtl-coverage FILE`): opening
-//! the DUT from the coverage build, and summarising the coverage file it
-//! writes (docs/coverage.md).
+//! RTL code coverage (`--rtl-coverage FILE`): reading and summarising the
+//! coverage file the RTL coverage build writes (docs/coverage.md); the DUT
+//! itself is opened by `env::models::Setup` with `rtl_coverage` set.
 
-use crate::repro::Setup;
-use pccx_golden::model::NpuModel;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Whether `--rtl-coverage` can run with this setup; the error says why
-/// not and how to build what is missing.
-pub fn check_available(setup: &Setup) -> Result<(), String> {
-    if setup.dut != "rtl" {
-        return Err(format!(
-            "--rtl-coverage measures the RTL, but the DUT is `{}`: use --dut rtl",
-            setup.dut
-        ));
-    }
-    check_build(setup)
-}
-
-#[cfg(not(pccx_no_rtl))]
-fn check_build(setup: &Setup) -> Result<(), String> {
-    crate::rtl::coverage::check_coverage_build(&setup.config)
-        .map_err(|e| format!("--rtl-coverage: {e}"))
-}
-
-#[cfg(pccx_no_rtl)]
-fn check_build(_: &Setup) -> Result<(), String> {
-    Err(
-        "--rtl-coverage: this pccx-cosim was built with PCCX_NO_RTL=1 and has no RTL; \
-         rebuild with `PCCX_COVERAGE=1 PCCX_CONFIGS=tiny cargo build --release`"
-            .into(),
-    )
-}
-
-/// The DUT of `setup`, from the coverage build, with its fault around it.
-#[cfg(not(pccx_no_rtl))]
-pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
-    use crate::faults::Faulty;
-    use crate::rtl::{HostTiming, RtlModel};
-    check_available(setup)?;
-    let dut: Box<dyn NpuModel> = Box::new(RtlModel::open_coverage(
-        setup.config,
-        HostTiming::default(),
-    )?);
-    Ok(match setup.fault {
-        Some(fault) => Box::new(Faulty::boxed(dut, fault)),
-        None => dut,
-    })
-}
-
-#[cfg(pccx_no_rtl)]
-pub fn open_dut(setup: &Setup) -> Result<Box<dyn NpuModel>, String> {
-    check_available(setup)?;
-    Err("this pccx-cosim has no RTL".into())
-}
 
 /// Hit and total coverage points of one kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! report and the paths of its repro and minimal program, an `<error>` for
 //! the seed at which an infrastructure error stopped the campaign.
 
-use crate::campaign::{CampaignReport, SeedResult};
+use crate::regress::campaign::{CampaignReport, SeedResult};
 use std::fmt::Write;
 
 /// The whole document.

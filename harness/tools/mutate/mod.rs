@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::config::HwConfig;
-use crate::models;
+use crate::env::models;
 use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
 use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};

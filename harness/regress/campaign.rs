@@ -2,10 +2,10 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
-use crate::repro::{signature_json, Artefacts};
 use crate::scoreboard::{run_case_with, Mismatch, TimingMode};
-use crate::signature::Signature;
 use crate::stimulus::{GenOptions, TestCase};
+use crate::triage::repro::{signature_json, Artefacts};
+use crate::triage::signature::Signature;
 use pccx_golden::model::NpuModel;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

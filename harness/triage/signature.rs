@@ -142,7 +142,7 @@ fn status_field(detail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::{Fault, Faulty};
+    use crate::env::faults::{Fault, Faulty};
     use crate::scoreboard::run_case;
     use crate::stimulus::{GenOptions, TestCase};
     use pccx_golden::asm::parse_program;

@@ -1,0 +1,227 @@
+//! The one model factory: every reference and every DUT of a run, a test or
+//! a tool is opened here, and this is the only file that knows whether the
+//! binary was built with the RTL (the `rtl` cargo feature).
+
+use crate::config::{HwConfig, IDEAL_HOST_LATENCY};
+use crate::env::faults::{Fault, Faulty};
+use pccx_golden::golden::{Golden, GoldenConfig};
+use pccx_golden::model::NpuModel;
+use pccx_golden::timing::TimingParams;
+use serde_json::Value;
+
+/// The reference: the golden sequential interpreter with its timing part,
+/// which predicts every cycle for ideal I/O on `config` (docs/timing.md).
+pub fn open_reference(config: &HwConfig) -> Box<dyn NpuModel> {
+    Box::new(reference_golden(config))
+}
+
+/// The reference of [`open_reference`] as its concrete type (for a wrapper
+/// that looks at its tables and timeline: `coverage::Probe`).
+pub fn reference_golden(config: &HwConfig) -> Golden {
+    Golden::with_timing(
+        GoldenConfig {
+            l2_words: config.l2_words,
+        },
+        TimingParams {
+            fifo_depth: config.fifo_depth,
+            host_latency: IDEAL_HOST_LATENCY,
+            array_rows: config.array_rows,
+            array_cols: config.array_cols,
+            vector_lanes: config.vector_lanes,
+            cvo_cores: config.cvo_cores,
+        },
+    )
+}
+
+/// Which implementation is the device under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum DutKind {
+    /// The Verilated RTL of the configuration.
+    Rtl,
+    /// The golden model against itself (a self-check of the harness, and the
+    /// only DUT of a build without the `rtl` feature).
+    Golden,
+}
+
+impl DutKind {
+    pub const ALL: [DutKind; 2] = [DutKind::Rtl, DutKind::Golden];
+
+    /// The name the CLI and the repro file use.
+    pub fn name(self) -> &'static str {
+        match self {
+            DutKind::Rtl => "rtl",
+            DutKind::Golden => "golden",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<DutKind> {
+        DutKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether the DUT has a host port whose timing can be set.
+    pub fn has_host_port(self) -> bool {
+        self == DutKind::Rtl
+    }
+}
+
+/// The device under test of `kind` on `config`, with default host timing. An
+/// error says why it cannot be opened (no Verilated build for this
+/// configuration, say).
+pub fn open_dut(config: &HwConfig, kind: DutKind) -> Result<Box<dyn NpuModel>, String> {
+    Setup::new(*config, kind, None).open_dut()
+}
+
+/// The host side of the DUT's ACP port.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostIo {
+    /// Cycles from an accepted request to its response.
+    pub latency: u32,
+    /// A stall schedule, when the DUT ran with one (`None`: ideal I/O).
+    /// Kept as JSON until the harness can replay one.
+    pub stall_schedule: Option<Value>,
+}
+
+impl HostIo {
+    /// What [`open_dut`] gives a DUT of `kind`: the RTL's default timing, or
+    /// nothing for a DUT without a host port.
+    pub fn default_for(kind: DutKind) -> Option<HostIo> {
+        kind.has_host_port().then_some(HostIo {
+            latency: IDEAL_HOST_LATENCY,
+            stall_schedule: None,
+        })
+    }
+}
+
+/// How the models of a run are made: what a campaign opens, and what
+/// `replay` needs to make them again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    pub config: HwConfig,
+    pub dut: DutKind,
+    /// The fault wrapped around the DUT (`--inject-fault`).
+    pub fault: Option<Fault>,
+    /// The DUT's host I/O timing; `None` for a DUT without one.
+    pub host_timing: Option<HostIo>,
+    /// Open the RTL from its coverage build (`--rtl-coverage`,
+    /// docs/coverage.md).
+    pub rtl_coverage: bool,
+}
+
+impl Setup {
+    /// A DUT of `kind` on `config` with default host timing and `fault`
+    /// around it.
+    pub fn new(config: HwConfig, dut: DutKind, fault: Option<Fault>) -> Setup {
+        Setup {
+            config,
+            dut,
+            fault,
+            host_timing: HostIo::default_for(dut),
+            rtl_coverage: false,
+        }
+    }
+
+    /// A fresh reference for this setup's configuration.
+    pub fn open_reference(&self) -> Box<dyn NpuModel> {
+        open_reference(&self.config)
+    }
+
+    /// A fresh DUT as this setup describes it.
+    pub fn open_dut(&self) -> Result<Box<dyn NpuModel>, String> {
+        if let Some(io) = &self.host_timing {
+            if !self.dut.has_host_port() && io.latency != IDEAL_HOST_LATENCY {
+                return Err(format!(
+                    "a host timing is given for the `{}` DUT, which has no host port",
+                    self.dut.name()
+                ));
+            }
+            if io.stall_schedule.is_some() {
+                return Err(
+                    "the DUT ran with a host stall schedule, which this pccx-cosim \
+                     cannot replay"
+                        .into(),
+                );
+            }
+        }
+        if self.rtl_coverage {
+            self.check_rtl_coverage()?;
+        }
+        let dut = match self.dut {
+            DutKind::Golden => open_reference(&self.config),
+            DutKind::Rtl => {
+                let latency = self
+                    .host_timing
+                    .as_ref()
+                    .map_or(IDEAL_HOST_LATENCY, |io| io.latency);
+                rtl_side::open(&self.config, latency, self.rtl_coverage)?
+            }
+        };
+        Ok(match self.fault {
+            Some(fault) => Box::new(Faulty::boxed(dut, fault)),
+            None => dut,
+        })
+    }
+
+    /// Whether `--rtl-coverage` can run with this setup; the error says why
+    /// not and how to build what is missing.
+    pub fn check_rtl_coverage(&self) -> Result<(), String> {
+        if self.dut != DutKind::Rtl {
+            return Err(format!(
+                "--rtl-coverage measures the RTL, but the DUT is `{}`: use --dut rtl",
+                self.dut.name()
+            ));
+        }
+        rtl_side::check_coverage_build(&self.config).map_err(|e| format!("--rtl-coverage: {e}"))
+    }
+}
+
+/// Whether this binary has the Verilated RTL (the `rtl` cargo feature).
+pub const HAS_RTL: bool = cfg!(feature = "rtl");
+
+/// The error of every RTL-only command in a build without the RTL.
+pub fn no_rtl_error(what: &str) -> String {
+    format!(
+        "{what} needs the RTL, and this pccx-cosim was built without it \
+         (`--no-default-features`); rebuild with the default features"
+    )
+}
+
+#[cfg(feature = "rtl")]
+mod rtl_side {
+    use crate::config::HwConfig;
+    use crate::rtl::{HostTiming, RtlModel};
+    use pccx_golden::model::NpuModel;
+
+    pub fn open(
+        config: &HwConfig,
+        latency: u32,
+        coverage: bool,
+    ) -> Result<Box<dyn NpuModel>, String> {
+        let timing = HostTiming {
+            latency,
+            ..HostTiming::default()
+        };
+        Ok(Box::new(if coverage {
+            RtlModel::open_coverage(*config, timing)?
+        } else {
+            RtlModel::open(*config, timing)?
+        }))
+    }
+
+    pub fn check_coverage_build(config: &HwConfig) -> Result<(), String> {
+        crate::rtl::coverage::check_coverage_build(config)
+    }
+}
+
+#[cfg(not(feature = "rtl"))]
+mod rtl_side {
+    use crate::config::HwConfig;
+    use pccx_golden::model::NpuModel;
+
+    pub fn open(_: &HwConfig, _: u32, _: bool) -> Result<Box<dyn NpuModel>, String> {
+        Err(super::no_rtl_error("the `rtl` DUT") + ", or pass --dut golden")
+    }
+
+    pub fn check_coverage_build(_: &HwConfig) -> Result<(), String> {
+        Err(super::no_rtl_error("RTL coverage"))
+    }
+}

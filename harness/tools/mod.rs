@@ -1,0 +1,8 @@
+//! Tools built on the harness: mutation testing of the RTL, the simulation
+//! benchmark, and the CVO accuracy report.
+
+#[cfg(feature = "rtl")]
+pub mod bench;
+pub mod cvo_accuracy;
+#[cfg(feature = "rtl")]
+pub mod mutate;
