@@ -12,6 +12,7 @@ pub mod state;
 pub mod streams;
 pub mod tables;
 pub mod timing;
+pub mod word;
 
 pub use golden::{Golden, GoldenConfig};
 pub use streams::WeightSource;

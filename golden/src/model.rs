@@ -12,8 +12,7 @@ use std::fmt;
 /// Number of 128-bit words in the host memory window behind the ACP port.
 pub const HOST_WORDS: u32 = 1 << 17;
 
-/// One 128-bit memory word (L2 or host).
-pub type Word = u128;
+pub use crate::word::Word;
 
 /// Which shape table a MEMSET writes (`dest_cache`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

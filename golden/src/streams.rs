@@ -10,7 +10,7 @@
 //! schedule, which changes timing only). docs/numerics.md section 2.4
 //! states the distribution and why.
 
-use crate::model::Word;
+use crate::word::Word;
 
 /// The matrix stream ("HP0/1"): consumed by GEMM.
 pub const MATRIX_STREAM: usize = 0;

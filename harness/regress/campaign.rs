@@ -89,7 +89,7 @@ impl SeedResult {
             "wall_seconds": self.wall.as_secs_f64(),
         });
         if let Some(m) = &self.mismatch {
-            v["mismatch"] = mismatch_json(m);
+            v["mismatch"] = m.to_json();
             v["signature"] = signature_json(&Signature::of(m));
             v["artefacts"] = artefacts_json(&self.artefacts);
         }
@@ -115,21 +115,6 @@ fn artefacts_json(a: &Artefacts) -> Value {
             "runs": runs,
         })),
         "problems": a.problems,
-    })
-}
-
-pub fn mismatch_json(m: &Mismatch) -> Value {
-    json!({
-        "kind": m.kind.name(),
-        "seq": m.seq,
-        "word": m.word.map(|w| format!("0x{w:016x}")),
-        "disasm": m.disasm,
-        "cycle": m.cycle,
-        "detail": m.detail,
-        "reference": m.reference,
-        "dut": m.dut,
-        "reference_model": m.reference_model,
-        "dut_model": m.dut_model,
     })
 }
 

@@ -166,6 +166,24 @@ pub struct Mismatch {
     pub dut_model: String,
 }
 
+impl Mismatch {
+    /// The mismatch as the campaign report and the repro file write it.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": self.kind.name(),
+            "seq": self.seq,
+            "word": self.word.map(|w| format!("0x{w:016x}")),
+            "disasm": self.disasm,
+            "cycle": self.cycle,
+            "detail": self.detail,
+            "reference": self.reference,
+            "dut": self.dut,
+            "reference_model": self.reference_model,
+            "dut_model": self.dut_model,
+        })
+    }
+}
+
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "MISMATCH {}", self.kind)?;

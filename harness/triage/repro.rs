@@ -131,7 +131,7 @@ impl Repro {
                 "seed": hex64(c.weight_seed),
                 "rule": STREAM_RULE,
             },
-            "mismatch": crate::regress::campaign::mismatch_json(&self.mismatch),
+            "mismatch": self.mismatch.to_json(),
             "signature": signature_json(&self.signature()),
             "shrink": self.shrink.as_ref().map(|r| json!({
                 "before": size_json(r.before),
@@ -140,7 +140,7 @@ impl Repro {
                 "exhausted": r.exhausted,
                 "min_asm": r.min_asm,
                 "program": program_json(&r.program),
-                "mismatch": crate::regress::campaign::mismatch_json(&r.mismatch),
+                "mismatch": r.mismatch.to_json(),
             })),
             "provenance": self.provenance,
         })
