@@ -77,15 +77,15 @@ struct RunArgs {
     /// Host I/O of the DUT: `ideal` (fixed latency, always ready: retire
     /// cycles are predicted exactly) or `stall` (a seeded schedule of
     /// not-ready cycles and extra latency per seed).
-    #[arg(long, default_value = "ideal", value_parser = PossibleValuesParser::new(["ideal", "stall"]))]
-    io: String,
+    #[arg(long, value_enum, default_value_t = IoMode::Ideal)]
+    io: IoMode,
     /// The timing check: `exact` (every latch, start and retire cycle and the
     /// status register per cycle), `order` (retire order obeys the ordering
     /// rules) or `off`. Default: exact with ideal I/O, order with stall I/O.
-    #[arg(long, value_parser = PossibleValuesParser::new(["exact", "order", "off"]))]
-    timing: Option<String>,
+    #[arg(long, value_enum)]
+    timing: Option<TimingMode>,
     /// The device under test: the Verilated RTL, or the golden model itself
-    /// (a self-check of the harness, and the only choice in a PCCX_NO_RTL build).
+    /// (a self-check of the harness, and the only choice in a `--no-default-features` build).
     #[arg(long, value_enum, default_value_t = DutKind::Rtl)]
     dut: DutKind,
     /// Self-check: wrap the DUT in this fault; the campaign must then fail.
@@ -114,6 +114,35 @@ struct RunArgs {
     /// coverage.dat format), with a summary (docs/coverage.md).
     #[arg(long, value_name = "FILE")]
     rtl_coverage: Option<PathBuf>,
+}
+
+/// The DUT's host I/O (`--io`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum IoMode {
+    /// Fixed latency, always ready: retire cycles are predicted exactly.
+    Ideal,
+    /// A seeded schedule of not-ready cycles and extra latency per seed.
+    Stall,
+}
+
+/// The engine `bench --busy` keeps busy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BusyEngine {
+    Gemm,
+    Gemv,
+    Cvo,
+}
+
+// Named only by the RTL build's bench.
+#[cfg_attr(not(feature = "rtl"), allow(dead_code))]
+impl BusyEngine {
+    fn name(self) -> &'static str {
+        match self {
+            BusyEngine::Gemm => "gemm",
+            BusyEngine::Gemv => "gemv",
+            BusyEngine::Cvo => "cvo",
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -148,8 +177,8 @@ enum Command {
         /// `gemv` (the vector core) or `cvo` (the uCVO cores: SIN, the
         /// CORDIC's range reduction and 48 iterations, over every BF16 input
         /// that fits).
-        #[arg(long, value_name = "ENGINE", value_parser = ["gemm", "gemv", "cvo"])]
-        busy: Option<String>,
+        #[arg(long, value_name = "ENGINE", value_enum)]
+        busy: Option<BusyEngine>,
     },
     /// Mutation testing: build mutants of hw/rtl (one token changed each),
     /// run a bounded campaign on each, and report the kill rate
@@ -275,7 +304,7 @@ fn main() -> ExitCode {
             config,
             busy: Some(engine),
             ..
-        }) => bench_busy(seed, repeat, &config, &engine),
+        }) => bench_busy(seed, repeat, &config, engine),
         Some(Command::Replay { min, file }) => replay(&file, min),
         Some(Command::CvoAccuracy { json, plots }) => {
             cvo_accuracy(json.as_deref(), plots.as_deref())
@@ -355,8 +384,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         count: args.count,
         instrs: args.instrs,
         config: hw_config(&args.config),
-        stall_io: args.io == "stall",
-        timing: args.timing.as_deref().and_then(TimingMode::by_name),
+        stall_io: args.io == IoMode::Stall,
+        timing: args.timing,
     };
     if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
         return Err(Failure::Message(format!(
@@ -490,11 +519,11 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
 /// as the `reproduce:` line must repeat them.
 fn reproduce_flags(args: &RunArgs) -> String {
     let mut flags = String::new();
-    if args.io != "ideal" {
-        flags += &format!(" --io {}", args.io);
+    if args.io == IoMode::Stall {
+        flags += " --io stall";
     }
-    if let Some(timing) = &args.timing {
-        flags += &format!(" --timing {timing}");
+    if let Some(timing) = args.timing {
+        flags += &format!(" --timing {}", timing.name());
     }
     if args.dut != DutKind::Rtl {
         flags += &format!(" --dut {}", args.dut.name());
@@ -593,16 +622,22 @@ fn bench(
 }
 
 #[cfg(feature = "rtl")]
-fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<ExitCode, Failure> {
-    use pccx_cosim::tools::bench::{busy_run, BusyEngine};
+fn bench_busy(
+    seed: u64,
+    repeat: usize,
+    config: &str,
+    engine: BusyEngine,
+) -> Result<ExitCode, Failure> {
+    use pccx_cosim::tools::bench::{self, busy_run};
     if repeat == 0 {
         return Err(Failure::Message("--repeat must be at least 1".into()));
     }
     let which = match engine {
-        "gemv" => BusyEngine::Gemv,
-        "cvo" => BusyEngine::Cvo,
-        _ => BusyEngine::Gemm,
+        BusyEngine::Gemm => bench::BusyEngine::Gemm,
+        BusyEngine::Gemv => bench::BusyEngine::Gemv,
+        BusyEngine::Cvo => bench::BusyEngine::Cvo,
     };
+    let engine = engine.name();
     let mut rates = Vec::new();
     for run in 1..=repeat {
         let r = busy_run(hw_config(config), which, seed + run as u64).map_err(Failure::Message)?;
@@ -626,10 +661,8 @@ fn bench_busy(seed: u64, repeat: usize, config: &str, engine: &str) -> Result<Ex
 }
 
 #[cfg(not(feature = "rtl"))]
-fn bench_busy(_: u64, _: usize, _: &str, _: &str) -> Result<ExitCode, Failure> {
-    Err(Failure::Message(
-        "this pccx-cosim was built with PCCX_NO_RTL=1 and has no RTL model to time".into(),
-    ))
+fn bench_busy(_: u64, _: usize, _: &str, _: BusyEngine) -> Result<ExitCode, Failure> {
+    Err(Failure::Message(models::no_rtl_error("bench --busy")))
 }
 
 /// A progress bar for a campaign of `count` seeds, only when stdout is a
@@ -713,7 +746,7 @@ struct MutateArgs {
 
 #[cfg(not(feature = "rtl"))]
 fn mutate_run(_: &Path, _: &str, _: u64, _: u64, _: usize, _: u64) -> Result<ExitCode, Failure> {
-    Err(Failure::Message("built with PCCX_NO_RTL=1".into()))
+    Err(Failure::Message(models::no_rtl_error("mutate")))
 }
 
 #[cfg(feature = "rtl")]
@@ -743,9 +776,7 @@ fn mutate_run(
 
 #[cfg(not(feature = "rtl"))]
 fn mutate(_: MutateArgs) -> Result<ExitCode, Failure> {
-    Err(Failure::Message(
-        "this pccx-cosim was built with PCCX_NO_RTL=1; mutation testing needs the RTL".into(),
-    ))
+    Err(Failure::Message(models::no_rtl_error("mutation testing")))
 }
 
 #[cfg(feature = "rtl")]

@@ -224,7 +224,7 @@ pub struct Outcome {
 }
 
 /// Which timing check a run applies (docs/timing.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimingMode {
     /// Ideal I/O: every latch, start and retire cycle and the status
     /// register in every cycle equal the timing model's prediction.

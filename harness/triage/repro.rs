@@ -529,7 +529,7 @@ pub fn provenance() -> &'static Value {
         let rtl_commit = git(&["log", "-1", "--format=%H", "--", "hw/rtl"]);
         let dirty = git(&["status", "--porcelain", "--", "hw/rtl"]).map(|s| !s.is_empty());
         let verilator = if cfg!(not(feature = "rtl")) {
-            "none (built with PCCX_NO_RTL=1)".to_string()
+            "none (built without the rtl feature)".to_string()
         } else {
             let bin = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
             first_line_of(&bin, &["--version"])
