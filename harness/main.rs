@@ -972,7 +972,7 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
             file.display()
         ))
     })?;
-    let indent = |m: &Mismatch| {
+    let indent = |m: &dyn std::fmt::Display| {
         m.to_string()
             .lines()
             .map(|l| format!("    {l}"))
@@ -991,7 +991,7 @@ fn replay(file: &Path, min: bool) -> Result<ExitCode, Failure> {
                 m.kind,
                 Signature::of(&m),
                 expected.kind,
-                Signature::of(expected)
+                repro.signature
             );
             say!("  now:\n{}", indent(&m));
             say!("  recorded:\n{}", indent(expected));

@@ -83,7 +83,7 @@ fn a_campaign_writes_a_repro_that_rebuilds_the_case_and_replays_its_mismatch() {
         assert_eq!(repro.case, TestCase::generate(seed, &options));
         assert_eq!(repro.setup.fault, Some(fault));
         assert_eq!(repro.setup.host_timing.as_ref().unwrap().latency, 4);
-        assert_eq!(repro.signature().to_string(), "l2-writes/MEM/data");
+        assert_eq!(repro.signature.text, "l2-writes/MEM/data");
         match replay(&repro, false).unwrap() {
             Verdict::Reproduces(m) => assert_eq!(m.kind, repro.mismatch.kind),
             other => panic!("seed {seed}: {other:?}"),

@@ -74,7 +74,9 @@ impl SeedResult {
                 let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
                 format!(
                     "seed {}: MISMATCH {}{at}{cycle}: {}",
-                    self.seed, m.kind, m.detail
+                    self.seed,
+                    m.kind,
+                    m.detail()
                 )
             }
         }
@@ -398,7 +400,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoreboard::CheckKind;
+    use crate::scoreboard::{CheckKind, Difference};
 
     fn result(seed: u64, kind: Option<CheckKind>) -> SeedResult {
         SeedResult {
@@ -410,11 +412,20 @@ mod tests {
                 kind,
                 seq: Some(0),
                 word: Some(0x5000_0000_0000_0000),
-                disasm: None,
                 cycle: None,
-                detail: "error code 1 vs 0".into(),
+                difference: match kind {
+                    CheckKind::RetireOpcode => Difference::RetireOpcode {
+                        reference: 7,
+                        dut: 0,
+                    },
+                    _ => Difference::RetireErr {
+                        reference: 1,
+                        dut: 0,
+                    },
+                },
                 reference: String::new(),
                 dut: String::new(),
+                afterwards: None,
                 reference_model: "golden".into(),
                 dut_model: "rtl".into(),
             }),

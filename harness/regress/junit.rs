@@ -97,7 +97,7 @@ fn testcase(x: &mut String, config: &str, r: &SeedResult) {
     let _ = writeln!(
         x,
         "{open}>\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
-        escape(&format!("MISMATCH {}{at}: {}", m.kind, m.detail)),
+        escape(&format!("MISMATCH {}{at}: {}", m.kind, m.detail())),
         escape(&signature),
         escape_text(&body)
     );

@@ -9,206 +9,22 @@
 //! After the program both are drained, whatever is left is compared, and
 //! then the whole architectural state.
 
+mod mismatch;
 mod timing;
 
+pub use mismatch::{
+    hex_word, status_fields, CheckKind, Difference, Engine, Field, GroupDiff, Memory, Mismatch,
+    MismatchRecord, OrderReason, Side, TimedEvent,
+};
+
 use crate::stimulus::TestCase;
-use pccx_golden::asm::{disasm, Item};
+use mismatch::{err_name, resp_name, shape, stream_name, table_slot};
+use pccx_golden::asm::Item;
 use pccx_golden::model::{
-    reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
+    reg, AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
     SHAPE_ENTRIES,
 };
-use pccx_golden::streams::STREAM_NAMES;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-
-/// Which check found a difference. The order is the order in which the
-/// checks of one instruction run: when two checks fail for the same
-/// sequence number, the earlier one is reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CheckKind {
-    /// Latch events: one per instruction, with the issued word.
-    Latch,
-    /// AXI-Lite write responses (issue and `.write` items).
-    RegResponse,
-    /// Retire trace opcode.
-    RetireOpcode,
-    /// Retire trace error code.
-    RetireErr,
-    /// The reference retired an instruction the DUT did not.
-    MissingRetire,
-    /// The DUT retired an instruction the reference did not, or twice.
-    ExtraRetire,
-    /// A write reported after the writer's retire.
-    WriteAfterRetire,
-    /// Weight-stream reads: which stream, how many beats (GEMV, GEMM).
-    WeightStream,
-    /// L2 write set: address, mask, data under mask; missing and extra.
-    L2Writes,
-    /// Host write set.
-    HostWrites,
-    /// Shape-table writes.
-    ShapeWrites,
-    /// e_max writes.
-    EMaxWrites,
-    FinalL2,
-    FinalHost,
-    FinalTables,
-    FinalEMax,
-    /// Beats taken from each weight stream since reset, after the drain.
-    FinalWeightStream,
-    /// Status register (0x08) after the drain.
-    FinalStatus,
-    /// Retired-instruction count (0x0C) after the drain.
-    FinalRetiredCount,
-    /// The held instruction words (0x00, 0x04) read back after the drain.
-    FinalInstrRegs,
-    /// Exact timing (ideal I/O): an instruction's latch, start or retire
-    /// cycle differs from the timing model's prediction.
-    Timing,
-    /// Exact timing: the status register (BUSY, DONE, ERR, err_code)
-    /// sampled every cycle differs from the prediction.
-    StatusTimeline,
-    /// Order timing (stall I/O): the DUT retired an instruction before one
-    /// it must wait for (docs/semantics.md section 8).
-    RetireOrder,
-}
-
-impl CheckKind {
-    pub const ALL: [CheckKind; 23] = [
-        CheckKind::Latch,
-        CheckKind::RegResponse,
-        CheckKind::RetireOpcode,
-        CheckKind::RetireErr,
-        CheckKind::MissingRetire,
-        CheckKind::ExtraRetire,
-        CheckKind::WriteAfterRetire,
-        CheckKind::WeightStream,
-        CheckKind::L2Writes,
-        CheckKind::HostWrites,
-        CheckKind::ShapeWrites,
-        CheckKind::EMaxWrites,
-        CheckKind::FinalL2,
-        CheckKind::FinalHost,
-        CheckKind::FinalTables,
-        CheckKind::FinalEMax,
-        CheckKind::FinalWeightStream,
-        CheckKind::FinalStatus,
-        CheckKind::FinalRetiredCount,
-        CheckKind::FinalInstrRegs,
-        CheckKind::Timing,
-        CheckKind::StatusTimeline,
-        CheckKind::RetireOrder,
-    ];
-
-    /// The name reports and JSON use.
-    pub fn name(self) -> &'static str {
-        match self {
-            CheckKind::Latch => "latch",
-            CheckKind::RegResponse => "reg-response",
-            CheckKind::RetireOpcode => "retire-opcode",
-            CheckKind::RetireErr => "retire-err",
-            CheckKind::MissingRetire => "missing-retire",
-            CheckKind::ExtraRetire => "extra-retire",
-            CheckKind::WriteAfterRetire => "write-after-retire",
-            CheckKind::WeightStream => "weight-stream",
-            CheckKind::L2Writes => "l2-writes",
-            CheckKind::HostWrites => "host-writes",
-            CheckKind::ShapeWrites => "shape-writes",
-            CheckKind::EMaxWrites => "emax-writes",
-            CheckKind::FinalL2 => "final-l2",
-            CheckKind::FinalHost => "final-host",
-            CheckKind::FinalTables => "final-tables",
-            CheckKind::FinalEMax => "final-emax",
-            CheckKind::FinalWeightStream => "final-weight-stream",
-            CheckKind::FinalStatus => "final-status",
-            CheckKind::FinalRetiredCount => "final-retired-count",
-            CheckKind::FinalInstrRegs => "final-instr-regs",
-            CheckKind::Timing => "timing",
-            CheckKind::StatusTimeline => "status-timeline",
-            CheckKind::RetireOrder => "retire-order",
-        }
-    }
-
-    /// Whether the check compares end-of-program state (it then has no
-    /// sequence number).
-    pub fn is_final(self) -> bool {
-        (CheckKind::FinalL2..=CheckKind::FinalInstrRegs).contains(&self)
-            || self == CheckKind::StatusTimeline
-    }
-}
-
-impl fmt::Display for CheckKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// One difference between the reference and the DUT.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    pub kind: CheckKind,
-    /// The instruction it concerns; `None` for final-state checks and for
-    /// `.write` items.
-    pub seq: Option<u32>,
-    /// That instruction's word.
-    pub word: Option<u64>,
-    pub disasm: Option<String>,
-    /// The DUT's retire cycle of that instruction (the reference's if the
-    /// DUT has none), when the model reports cycles.
-    pub cycle: Option<u64>,
-    /// The first differing word or field, in words.
-    pub detail: String,
-    /// What the reference did.
-    pub reference: String,
-    /// What the DUT did.
-    pub dut: String,
-    pub reference_model: String,
-    pub dut_model: String,
-}
-
-impl Mismatch {
-    /// The mismatch as the campaign report and the repro file write it.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "kind": self.kind.name(),
-            "seq": self.seq,
-            "word": self.word.map(|w| format!("0x{w:016x}")),
-            "disasm": self.disasm,
-            "cycle": self.cycle,
-            "detail": self.detail,
-            "reference": self.reference,
-            "dut": self.dut,
-            "reference_model": self.reference_model,
-            "dut_model": self.dut_model,
-        })
-    }
-}
-
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MISMATCH {}", self.kind)?;
-        if let Some(seq) = self.seq {
-            write!(f, " at seq {seq}")?;
-        }
-        if let Some(cycle) = self.cycle {
-            write!(f, ", cycle {cycle}")?;
-        }
-        writeln!(f)?;
-        if let Some(word) = self.word {
-            write!(f, "  instruction: 0x{word:016x}")?;
-            if let Some(text) = &self.disasm {
-                write!(f, "  {text}")?;
-            }
-            writeln!(f)?;
-        }
-        let rl = format!("reference ({})", self.reference_model);
-        let dl = format!("dut ({})", self.dut_model);
-        let width = rl.len().max(dl.len());
-        writeln!(f, "  {rl:<width$}: {}", self.reference)?;
-        writeln!(f, "  {dl:<width$}: {}", self.dut)?;
-        write!(f, "  detail: {}", self.detail)
-    }
-}
 
 /// The result of one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -356,12 +172,6 @@ fn element_mask(mask: u8) -> Word {
         .fold(0, |m, i| m | (0xFFFF << (16 * i)))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Reference,
-    Dut,
-}
-
 #[derive(Debug, Default)]
 struct Pair {
     r: Record,
@@ -434,7 +244,7 @@ impl<'a> Run<'a> {
 
     fn note_after_mismatch(&mut self, e: &ModelError) {
         for (_, m) in &mut self.found {
-            m.detail.push_str(&format!(" (afterwards: {e})"));
+            m.afterwards = Some(e.to_string());
         }
     }
 
@@ -492,9 +302,9 @@ impl<'a> Run<'a> {
                 timing::order(&self.issued, &shape_writes, &cycles)
             }
         };
-        if let Some(f) = found {
-            let m = self.mismatch(f.kind, f.seq, f.detail, f.reference, f.dut);
-            self.report(f.seq.unwrap_or(u32::MAX), m);
+        if let Some((seq, f)) = found {
+            let m = self.mismatch(seq, f);
+            self.report(seq.unwrap_or(u32::MAX), m);
         }
     }
 
@@ -538,11 +348,13 @@ impl<'a> Run<'a> {
                         format!("0x00 write {}, 0x04 write {}", resp_name(lo), resp_name(hi))
                     };
                     let m = self.mismatch(
-                        CheckKind::RegResponse,
                         Some(seq),
-                        "the write responses of the instruction issue differ".into(),
-                        what(ra),
-                        what(rb),
+                        Finding::new(
+                            CheckKind::RegResponse,
+                            Difference::IssueResponses,
+                            what(ra),
+                            what(rb),
+                        ),
                     );
                     self.report(seq, m);
                 }
@@ -559,14 +371,17 @@ impl<'a> Run<'a> {
                     // that one was latched.
                     let seq = self.issued.len() as u32;
                     let m = self.mismatch(
-                        CheckKind::RegResponse,
                         None,
-                        format!(
-                            ".write 0x{offset:02x}, 0x{value:08x} (before seq {seq} was issued) \
-                             answered differently"
+                        Finding::new(
+                            CheckKind::RegResponse,
+                            Difference::WriteResponse {
+                                offset,
+                                value,
+                                before_seq: seq,
+                            },
+                            resp_name(ra).into(),
+                            resp_name(rb).into(),
                         ),
-                        resp_name(ra).into(),
-                        resp_name(rb).into(),
                     );
                     self.report(seq, m);
                 }
@@ -656,17 +471,18 @@ impl<'a> Run<'a> {
             // Events that arrive before the comparison are judged by it;
             // these can only be judged on arrival.
             if is_write && retired_before {
-                let who = self.model_name(side).to_string();
                 let (r, d) = side.split(
                     format!("{}, after its retire", describe_write(&event)),
                     "no late write".into(),
                 );
                 let m = self.mismatch(
-                    CheckKind::WriteAfterRetire,
                     Some(seq),
-                    format!("{who} reported a write of seq {seq} after retiring it"),
-                    r,
-                    d,
+                    Finding::new(
+                        CheckKind::WriteAfterRetire,
+                        Difference::LateWrite { by: side, seq },
+                        r,
+                        d,
+                    ),
                 );
                 self.report(seq, m);
             } else if is_retire && compared && retires > 1 {
@@ -675,24 +491,25 @@ impl<'a> Run<'a> {
                     "retired it once".into(),
                 );
                 let m = self.mismatch(
-                    CheckKind::ExtraRetire,
                     Some(seq),
-                    format!("{} retired seq {seq} again", self.model_name(side)),
-                    r,
-                    d,
+                    Finding::new(
+                        CheckKind::ExtraRetire,
+                        Difference::RetiredAgain { by: side, seq },
+                        r,
+                        d,
+                    ),
                 );
                 self.report(seq, m);
             } else if let Some(latches) = relatched {
                 let (r, d) = side.split(latches, "latched it once".into());
                 let m = self.mismatch(
-                    CheckKind::Latch,
                     Some(seq),
-                    format!(
-                        "{} latched seq {seq} again after retiring it",
-                        self.model_name(side)
+                    Finding::new(
+                        CheckKind::Latch,
+                        Difference::LatchedAgain { by: side, seq },
+                        r,
+                        d,
                     ),
-                    r,
-                    d,
                 );
                 self.report(seq, m);
             }
@@ -710,40 +527,41 @@ impl<'a> Run<'a> {
                 (true, false) => {
                     let r = retire_text(&p.r);
                     let m = self.mismatch(
-                        CheckKind::MissingRetire,
                         Some(seq),
-                        format!("the DUT never retired seq {seq} (checked after the drain)"),
-                        r,
-                        "no retire".into(),
+                        Finding::new(
+                            CheckKind::MissingRetire,
+                            Difference::DutNeverRetired { seq },
+                            r,
+                            "no retire".into(),
+                        ),
                     );
                     self.report(seq, m);
                 }
                 (false, true) => {
                     let d = retire_text(&p.d);
-                    let detail = if (seq as usize) < self.issued.len() {
-                        format!("the reference never retired seq {seq}")
+                    let difference = if (seq as usize) < self.issued.len() {
+                        Difference::ReferenceNeverRetired { seq }
                     } else {
-                        format!(
-                            "seq {seq} was never issued ({} instructions were)",
-                            self.issued.len()
-                        )
+                        Difference::NeverIssued {
+                            seq,
+                            issued: self.issued.len(),
+                        }
                     };
                     let m = self.mismatch(
-                        CheckKind::ExtraRetire,
                         Some(seq),
-                        detail,
-                        "no retire".into(),
-                        d,
+                        Finding::new(CheckKind::ExtraRetire, difference, "no retire".into(), d),
                     );
                     self.report(seq, m);
                 }
                 (false, false) if (seq as usize) < self.issued.len() => {
                     let m = self.mismatch(
-                        CheckKind::MissingRetire,
                         Some(seq),
-                        format!("neither model retired seq {seq} (checked after the drain)"),
-                        "no retire".into(),
-                        "no retire".into(),
+                        Finding::new(
+                            CheckKind::MissingRetire,
+                            Difference::NeitherRetired { seq },
+                            "no retire".into(),
+                            "no retire".into(),
+                        ),
                     );
                     self.report(seq, m);
                 }
@@ -756,11 +574,13 @@ impl<'a> Run<'a> {
         for seq in 0..self.issued.len() as u32 {
             if !self.pairs.contains_key(&seq) {
                 let m = self.mismatch(
-                    CheckKind::MissingRetire,
                     Some(seq),
-                    format!("neither model reported anything for seq {seq}"),
-                    "nothing".into(),
-                    "nothing".into(),
+                    Finding::new(
+                        CheckKind::MissingRetire,
+                        Difference::NothingReported { seq },
+                        "nothing".into(),
+                        "nothing".into(),
+                    ),
                 );
                 self.report(seq, m);
             }
@@ -777,8 +597,8 @@ impl<'a> Run<'a> {
         self.pending.remove(&seq);
         let (r, d) = (&pair.r, &pair.d);
         let found = compare_records(seq, expected, r, d);
-        if let Some((kind, detail, rt, dt)) = found {
-            let m = self.mismatch(kind, Some(seq), detail, rt, dt);
+        if let Some(f) = found {
+            let m = self.mismatch(Some(seq), f);
             self.report(seq, m);
         }
     }
@@ -796,8 +616,8 @@ impl<'a> Run<'a> {
         ];
         for check in checks {
             let found = check(&mut *self.a, &mut *self.b)?;
-            if let Some((kind, detail, r, d)) = found {
-                let m = self.mismatch(kind, None, detail, r, d);
+            if let Some(f) = found {
+                let m = self.mismatch(None, f);
                 self.report(u32::MAX, m);
                 return Ok(());
             }
@@ -805,21 +625,8 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn model_name(&self, side: Side) -> &str {
-        match side {
-            Side::Reference => self.a.name(),
-            Side::Dut => self.b.name(),
-        }
-    }
-
-    fn mismatch(
-        &self,
-        kind: CheckKind,
-        seq: Option<u32>,
-        detail: String,
-        reference: String,
-        dut: String,
-    ) -> Mismatch {
+    /// Places a finding at instruction `seq` (`None`: no instruction).
+    fn mismatch(&self, seq: Option<u32>, f: Finding) -> Mismatch {
         let word = seq.and_then(|s| self.issued.get(s as usize).copied());
         let cycle = seq.and_then(|s| {
             self.pairs
@@ -827,14 +634,14 @@ impl<'a> Run<'a> {
                 .and_then(|p| p.d.retire_cycle().or(p.r.retire_cycle()))
         });
         Mismatch {
-            kind,
+            kind: f.kind,
             seq,
             word,
-            disasm: word.map(disasm),
             cycle,
-            detail,
-            reference,
-            dut,
+            difference: f.difference,
+            reference: f.reference,
+            dut: f.dut,
+            afterwards: None,
             reference_model: self.a.name().to_string(),
             dut_model: self.b.name().to_string(),
         }
@@ -855,11 +662,31 @@ impl Side {
     }
 }
 
-type Found = Option<(CheckKind, String, String, String)>;
+/// A failed check, before it is placed at an instruction: which check,
+/// what differed, and what each side did (for people).
+struct Finding {
+    kind: CheckKind,
+    difference: Difference,
+    reference: String,
+    dut: String,
+}
+
+impl Finding {
+    fn new(kind: CheckKind, difference: Difference, reference: String, dut: String) -> Finding {
+        Finding {
+            kind,
+            difference,
+            reference,
+            dut,
+        }
+    }
+}
+
+type Found = Option<Finding>;
 type FinalCheck = fn(&mut dyn NpuModel, &mut dyn NpuModel) -> Result<Found, ModelError>;
 
 /// The checks of one instruction, in [`CheckKind`] order; the first that
-/// fails is returned as (kind, detail, reference text, DUT text).
+/// fails is returned.
 fn compare_records(seq: u32, expected: Option<u64>, r: &Record, d: &Record) -> Found {
     // Latch: exactly one, of the word the harness issued; none for a
     // sequence number that was never issued.
@@ -868,23 +695,30 @@ fn compare_records(seq: u32, expected: Option<u64>, r: &Record, d: &Record) -> F
         None => rec.latches.is_empty(),
     };
     if !latch_ok(r) || !latch_ok(d) {
-        let want = match expected {
-            Some(w) => format!("seq {seq} was issued as 0x{w:016x}"),
-            None => format!("seq {seq} was never issued"),
+        let wrong = if latch_ok(r) {
+            Side::Dut
+        } else {
+            Side::Reference
         };
-        let bad = if latch_ok(r) { "DUT" } else { "reference" };
-        return Some((
+        return Some(Finding::new(
             CheckKind::Latch,
-            format!("{want}; the {bad} latched otherwise"),
+            Difference::LatchWord {
+                seq,
+                issued: expected,
+                wrong,
+            },
             latch_text(&r.latches),
             latch_text(&d.latches),
         ));
     }
     if let (Some(&(ro, _, _)), Some(&(dop, _, _))) = (r.retires.first(), d.retires.first()) {
         if ro != dop {
-            return Some((
+            return Some(Finding::new(
                 CheckKind::RetireOpcode,
-                format!("retire opcode 0x{ro:x} vs 0x{dop:x}"),
+                Difference::RetireOpcode {
+                    reference: ro,
+                    dut: dop,
+                },
                 retire_text(r),
                 retire_text(d),
             ));
@@ -892,18 +726,21 @@ fn compare_records(seq: u32, expected: Option<u64>, r: &Record, d: &Record) -> F
     }
     if let (Some(&(_, re, _)), Some(&(_, de, _))) = (r.retires.first(), d.retires.first()) {
         if re != de {
-            return Some((
+            return Some(Finding::new(
                 CheckKind::RetireErr,
-                format!("error code {} vs {}", err_name(re), err_name(de)),
+                Difference::RetireErr {
+                    reference: re,
+                    dut: de,
+                },
                 retire_text(r),
                 retire_text(d),
             ));
         }
     }
     if r.retires.len() > 1 || d.retires.len() > 1 {
-        return Some((
+        return Some(Finding::new(
             CheckKind::ExtraRetire,
-            format!("seq {seq} retired more than once"),
+            Difference::RetiredMoreThanOnce { seq },
             retire_text(r),
             retire_text(d),
         ));
@@ -946,20 +783,20 @@ fn first_differing_group<T: Ord + Clone, K: Ord + Copy>(
     })
 }
 
-/// Missing, extra or different: how two groups of writes to one place
-/// differ, in words.
-fn group_verdict<T>(r: &[T], d: &[T], place: &str) -> Option<String> {
+/// Missing, extra, a different count, or (same count) the first value of
+/// each: how two differing groups of writes to one place differ.
+fn group_diff<T, V>(r: &[T], d: &[T], value: impl Fn(&T) -> V) -> GroupDiff<V> {
     match (r.len(), d.len()) {
-        (_, 0) => Some(format!(
-            "missing write to {place}: the DUT did not write it"
-        )),
-        (0, _) => Some(format!(
-            "extra write to {place}: the reference did not write it"
-        )),
-        (a, b) if a != b => Some(format!(
-            "{place} written {a} times by the reference, {b} times by the DUT"
-        )),
-        _ => None,
+        (_, 0) => GroupDiff::Missing,
+        (0, _) => GroupDiff::Extra,
+        (a, b) if a != b => GroupDiff::Count {
+            reference: a,
+            dut: b,
+        },
+        _ => GroupDiff::Value {
+            reference: value(&r[0]),
+            dut: value(&d[0]),
+        },
     }
 }
 
@@ -971,29 +808,16 @@ fn list<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
     }
 }
 
-/// The name of weight stream `stream` in reports.
-fn stream_name(stream: u8) -> String {
-    match STREAM_NAMES.get(usize::from(stream)) {
-        Some(name) => format!("{name} stream"),
-        None => format!("stream {stream}"),
-    }
-}
-
 fn compare_stream_reads(r: &Record, d: &Record) -> Found {
     let (stream, a, b) = first_differing_group(&r.streams, &d.streams, |s| s.0)?;
     let place = stream_name(stream);
-    let detail = match (a.len(), b.len()) {
-        (_, 0) => format!("missing stream read: the DUT took no beats from the {place}"),
-        (0, _) => format!("extra stream read: the reference took no beats from the {place}"),
-        (x, y) if x != y => {
-            format!("{place} read reported {x} times by the reference, {y} times by the DUT")
-        }
-        _ => format!("{place}: {} beats vs {}", a[0].1, b[0].1),
-    };
     let show = |s: &(u8, u32)| format!("{} beats from the {place}", s.1);
-    Some((
+    Some(Finding::new(
         CheckKind::WeightStream,
-        detail,
+        Difference::StreamRead {
+            stream,
+            diff: group_diff(&a, &b, |s| s.1),
+        },
         list_reads(&a, show),
         list_reads(&b, show),
     ))
@@ -1010,22 +834,14 @@ fn list_reads<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
 fn compare_l2_writes(r: &Record, d: &Record) -> Found {
     let (addr, a, b) = first_differing_group(&r.l2, &d.l2, |w| w.addr)?;
     let place = format!("L2[0x{addr:05x}]");
-    let detail = group_verdict(&a, &b, &place).unwrap_or_else(|| {
-        let (x, y) = (a[0], b[0]);
-        if x.mask != y.mask {
-            format!("{place}: element mask 0x{:02x} vs 0x{:02x}", x.mask, y.mask)
-        } else {
-            format!("{place}: {}", element_diff(x.data, y.data))
-        }
-    });
     let show = |w: &L2Write| format!("{place} <- {} mask 0x{:02x}", hex_word(w.data), w.mask);
-    Some((
+    Some(Finding::new(
         CheckKind::L2Writes,
-        format!(
-            "{detail} ({} vs {} L2 writes in all)",
-            r.l2.len(),
-            d.l2.len()
-        ),
+        Difference::L2Write {
+            addr,
+            diff: group_diff(&a, &b, |w| (w.mask, w.data)),
+            totals: (r.l2.len(), d.l2.len()),
+        },
         list(&a, show),
         list(&b, show),
     ))
@@ -1034,16 +850,14 @@ fn compare_l2_writes(r: &Record, d: &Record) -> Found {
 fn compare_host_writes(r: &Record, d: &Record) -> Found {
     let (addr, a, b) = first_differing_group(&r.host, &d.host, |w| w.0)?;
     let place = format!("HOST[0x{addr:05x}]");
-    let detail = group_verdict(&a, &b, &place)
-        .unwrap_or_else(|| format!("{place}: {}", element_diff(a[0].1, b[0].1)));
     let show = |w: &(u32, Word)| format!("{place} <- {}", hex_word(w.1));
-    Some((
+    Some(Finding::new(
         CheckKind::HostWrites,
-        format!(
-            "{detail} ({} vs {} host writes in all)",
-            r.host.len(),
-            d.host.len()
-        ),
+        Difference::HostWrite {
+            addr,
+            diff: group_diff(&a, &b, |w| w.1),
+            totals: (r.host.len(), d.host.len()),
+        },
         list(&a, show),
         list(&b, show),
     ))
@@ -1057,15 +871,18 @@ fn compare_shape_writes(r: &Record, d: &Record) -> Found {
     let ((table, index), a, b) =
         first_differing_group(&flat(&r.shape), &flat(&d.shape), |w| (w.0, w.1))?;
     let place = table_slot(table, index);
-    let detail =
-        group_verdict(&a, &b, &place).unwrap_or_else(|| format!("{place}: different value"));
-    let show = |w: &(ShapeTable, u8, (u16, u16, u16))| {
+    let entry = |w: &(ShapeTable, u8, (u16, u16, u16))| {
         let (a, b, c) = w.2;
-        format!("{place} <- {}", shape(ShapeEntry { a, b, c }))
+        ShapeEntry { a, b, c }
     };
-    Some((
+    let show = |w: &(ShapeTable, u8, (u16, u16, u16))| format!("{place} <- {}", shape(entry(w)));
+    Some(Finding::new(
         CheckKind::ShapeWrites,
-        detail,
+        Difference::ShapeWrite {
+            table,
+            index,
+            diff: group_diff(&a, &b, entry),
+        },
         list(&a, show),
         list(&b, show),
     ))
@@ -1073,11 +890,12 @@ fn compare_shape_writes(r: &Record, d: &Record) -> Found {
 
 fn compare_emax_writes(r: &Record, d: &Record) -> Found {
     let ((), a, b) = first_differing_group(&r.emax, &d.emax, |_| ())?;
-    let detail = group_verdict(&a, &b, "e_max").unwrap_or_else(|| "e_max: different value".into());
     let show = |v: &u16| format!("e_max <- 0x{v:04x}");
-    Some((
+    Some(Finding::new(
         CheckKind::EMaxWrites,
-        detail,
+        Difference::EMaxWrite {
+            diff: group_diff(&a, &b, |v| *v),
+        },
         list(&a, show),
         list(&b, show),
     ))
@@ -1105,15 +923,19 @@ fn call<T>(
 }
 
 /// The first differing word of two whole memories.
-fn memory_diff(kind: CheckKind, mem: &str, r: &[Word], d: &[Word]) -> Found {
+fn memory_diff(kind: CheckKind, memory: Memory, r: &[Word], d: &[Word]) -> Found {
     let first = r.iter().zip(d).position(|(x, y)| x != y)?;
-    let count = r.iter().zip(d).filter(|(x, y)| x != y).count();
-    Some((
+    let differing = r.iter().zip(d).filter(|(x, y)| x != y).count();
+    let mem = memory.name();
+    Some(Finding::new(
         kind,
-        format!(
-            "{mem}[0x{first:05x}]: {}; {count} word(s) of {mem} differ",
-            element_diff(r[first], d[first])
-        ),
+        Difference::FinalMemory {
+            memory,
+            addr: first as u32,
+            reference: r[first],
+            dut: d[first],
+            differing,
+        },
         format!("{mem}[0x{first:05x}] = {}", hex_word(r[first])),
         format!("{mem}[0x{first:05x}] = {}", hex_word(d[first])),
     ))
@@ -1133,7 +955,7 @@ fn final_l2(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelEr
     let words = a.l2_words();
     let read = |m: &mut dyn NpuModel, out: &mut [Word]| m.read_l2(0, out);
     let (r, d) = (read_all(a, words, read)?, read_all(b, words, read)?);
-    Ok(memory_diff(CheckKind::FinalL2, "L2", &r, &d))
+    Ok(memory_diff(CheckKind::FinalL2, Memory::L2, &r, &d))
 }
 
 fn final_host(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
@@ -1142,7 +964,7 @@ fn final_host(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Model
         read_all(a, HOST_WORDS, read)?,
         read_all(b, HOST_WORDS, read)?,
     );
-    Ok(memory_diff(CheckKind::FinalHost, "HOST", &r, &d))
+    Ok(memory_diff(CheckKind::FinalHost, Memory::Host, &r, &d))
 }
 
 fn final_tables(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
@@ -1158,12 +980,13 @@ fn final_tables(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Mod
     }
     Ok(differing.first().map(|&(table, index, r, d)| {
         let place = table_slot(table, index);
-        (
+        Finding::new(
             CheckKind::FinalTables,
-            format!(
-                "{place} differs; {} entr(y/ies) differ in all",
-                differing.len()
-            ),
+            Difference::FinalTable {
+                table,
+                index,
+                differing: differing.len(),
+            },
             format!("{place} = {}", shape(r)),
             format!("{place} = {}", shape(d)),
         )
@@ -1174,9 +997,12 @@ fn final_emax(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Model
     let r = call(a, |m| m.e_max())?;
     let d = call(b, |m| m.e_max())?;
     Ok((r != d).then(|| {
-        (
+        Finding::new(
             CheckKind::FinalEMax,
-            format!("e_max 0x{r:04x} vs 0x{d:04x}"),
+            Difference::FinalEMax {
+                reference: r,
+                dut: d,
+            },
             format!("e_max = 0x{r:04x}"),
             format!("e_max = 0x{d:04x}"),
         )
@@ -1193,16 +1019,15 @@ fn final_weight_stream(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Fou
     };
     Ok((0..2u8)
         .find(|&s| r[usize::from(s)] != d[usize::from(s)])
-        .map(|s| {
-            let i = usize::from(s);
-            (
+        .map(|stream| {
+            let i = usize::from(stream);
+            Finding::new(
                 CheckKind::FinalWeightStream,
-                format!(
-                    "beats consumed from the {} since reset: {} vs {}",
-                    stream_name(s),
-                    r[i],
-                    d[i]
-                ),
+                Difference::FinalBeats {
+                    stream,
+                    reference: r[i],
+                    dut: d[i],
+                },
                 show(r),
                 show(d),
             )
@@ -1219,26 +1044,30 @@ fn final_status(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Mod
         let show = |(v, resp): (u32, AxiResp)| {
             format!("0x{v:08x} ({}), {}", status_fields(v), resp_name(resp))
         };
-        let detail = if r.0 != d.0 {
-            format!("status bits 0x{:08x} differ", r.0 ^ d.0)
-        } else {
-            "status read response differs".into()
-        };
-        (CheckKind::FinalStatus, detail, show(r), show(d))
+        Finding::new(
+            CheckKind::FinalStatus,
+            Difference::FinalStatus {
+                reference: r.0,
+                dut: d.0,
+            },
+            show(r),
+            show(d),
+        )
     }))
 }
 
 /// 0x00 and 0x04 read back the words last written to them (CONTRACT
 /// section 10): a read path the instruction stream alone never exercises.
 fn final_instr_regs(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
-    for (offset, name) in [(reg::INSTR_LO, "0x00"), (reg::INSTR_HI, "0x04")] {
+    for offset in [reg::INSTR_LO, reg::INSTR_HI] {
         let (r, d) = (read_reg(a, offset)?, read_reg(b, offset)?);
         if r != d {
-            let show =
-                |(v, resp): (u32, AxiResp)| format!("{name} = 0x{v:08x}, {}", resp_name(resp));
-            return Ok(Some((
+            let show = |(v, resp): (u32, AxiResp)| {
+                format!("0x{offset:02x} = 0x{v:08x}, {}", resp_name(resp))
+            };
+            return Ok(Some(Finding::new(
                 CheckKind::FinalInstrRegs,
-                format!("register {name} reads differ"),
+                Difference::FinalInstrReg { offset },
                 show(r),
                 show(d),
             )));
@@ -1251,9 +1080,12 @@ fn final_retired(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Mo
     let (r, d) = (read_reg(a, reg::RETIRED)?, read_reg(b, reg::RETIRED)?);
     Ok((r != d).then(|| {
         let show = |(v, resp): (u32, AxiResp)| format!("{v} retired, {}", resp_name(resp));
-        (
+        Finding::new(
             CheckKind::FinalRetiredCount,
-            format!("retired count (0x0C) {} vs {}", r.0, d.0),
+            Difference::FinalRetired {
+                reference: r.0,
+                dut: d.0,
+            },
             show(r),
             show(d),
         )
@@ -1261,31 +1093,6 @@ fn final_retired(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, Mo
 }
 
 // ----- formatting ------------------------------------------------------------
-
-/// A 128-bit word as its eight BF16 elements, element 7 first (so the
-/// digits read like the hex of the whole word).
-pub fn hex_word(w: Word) -> String {
-    let elems: Vec<String> = (0..8)
-        .rev()
-        .map(|i| format!("{:04x}", (w >> (16 * i)) as u16))
-        .collect();
-    format!("0x{}", elems.join("_"))
-}
-
-/// Which elements of two words differ, with both values.
-fn element_diff(r: Word, d: Word) -> String {
-    let diffs: Vec<String> = (0..8)
-        .filter(|i| (r >> (16 * i)) as u16 != (d >> (16 * i)) as u16)
-        .map(|i| {
-            format!(
-                "e{i} 0x{:04x} vs 0x{:04x}",
-                (r >> (16 * i)) as u16,
-                (d >> (16 * i)) as u16
-            )
-        })
-        .collect();
-    format!("data differs in {}", diffs.join(", "))
-}
 
 /// A write event as the reports show it.
 fn describe_write(event: &Event) -> String {
@@ -1305,21 +1112,6 @@ fn describe_write(event: &Event) -> String {
             format!("{beats} beats from the {}", stream_name(stream))
         }
         Event::Latch { .. } | Event::Retire { .. } => "not a write".into(),
-    }
-}
-
-fn table_slot(table: ShapeTable, index: u8) -> String {
-    format!("{}[{index}]", table.name())
-}
-
-fn shape(e: ShapeEntry) -> String {
-    format!("(a={}, b={}, c={})", e.a, e.b, e.c)
-}
-
-fn err_name(code: u8) -> String {
-    match ErrorCode::from_bits(code) {
-        Some(e) => format!("{code} {e}"),
-        None => format!("{code} (no such code)"),
     }
 }
 
@@ -1346,31 +1138,6 @@ fn latch_text(latches: &[u64]) -> String {
             .collect::<Vec<_>>()
             .join("; "),
     }
-}
-
-fn resp_name(r: AxiResp) -> &'static str {
-    match r {
-        AxiResp::Okay => "OKAY",
-        AxiResp::SlvErr => "SLVERR",
-    }
-}
-
-/// The status fields by name.
-pub fn status_fields(v: u32) -> String {
-    let bit = |m: u32| u32::from(v & m != 0);
-    let code = ((v & reg::STATUS_ERR_CODE_MASK) >> reg::STATUS_ERR_CODE_SHIFT) as u8;
-    let known = reg::STATUS_BUSY | reg::STATUS_DONE | reg::STATUS_ERR | reg::STATUS_ERR_CODE_MASK;
-    let mut s = format!(
-        "BUSY={} DONE={} ERR={} err_code={}",
-        bit(reg::STATUS_BUSY),
-        bit(reg::STATUS_DONE),
-        bit(reg::STATUS_ERR),
-        err_name(code)
-    );
-    if v & !known != 0 {
-        s.push_str(&format!(" reserved=0x{:x}", v & !known));
-    }
-    s
 }
 
 #[cfg(test)]

@@ -2,23 +2,15 @@
 //! the status register over time under ideal I/O, the retire order under
 //! stall I/O. They run only once everything functional has matched.
 
-use super::{status_fields, CheckKind, Record};
+use super::{status_fields, CheckKind, Difference, Finding, OrderReason, Record, TimedEvent};
 use pccx_golden::footprint::{conflicts, footprint, Footprint};
 use pccx_golden::isa::{self, Decoded, Instr};
 use pccx_golden::model::{ShapeEntry, ShapeTable};
 use pccx_golden::timing::engine_of;
 use pccx_golden::Tables;
 
-/// A timing difference, to be turned into a `Mismatch`.
-pub(super) struct Found {
-    pub kind: CheckKind,
-    pub seq: Option<u32>,
-    pub detail: String,
-    pub reference: String,
-    pub dut: String,
-}
-
-const FIELDS: [&str; 3] = ["latch", "start", "retire"];
+/// A timing difference and the instruction it is placed at.
+pub(super) type Found = (Option<u32>, Finding);
 
 /// (latch, start, retire) cycles of one instruction on each side.
 pub(super) struct Cycles {
@@ -43,12 +35,12 @@ impl Cycles {
 }
 
 fn text(c: &[Option<u64>; 3]) -> String {
-    FIELDS
+    TimedEvent::ALL
         .iter()
         .zip(c)
         .map(|(f, v)| match v {
-            Some(v) => format!("{f} {v}"),
-            None => format!("{f} -"),
+            Some(v) => format!("{} {v}", f.name()),
+            None => format!("{} -", f.name()),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -80,20 +72,20 @@ pub(super) fn exact(cycles: &[Cycles]) -> Option<Found> {
     }
     let (_, seq, f) = first?;
     let c = &cycles[seq];
-    let show = |v: Option<u64>| v.map_or("none".to_string(), |v| v.to_string());
-    Some(Found {
-        kind: CheckKind::Timing,
-        seq: Some(seq as u32),
-        detail: format!(
-            "{} cycle predicted {}, actual {}: the first divergence in time \
-             ({differing} instruction(s) differ in all)",
-            FIELDS[f],
-            show(c.reference[f]),
-            show(c.dut[f])
+    Some((
+        Some(seq as u32),
+        Finding::new(
+            CheckKind::Timing,
+            Difference::TimingCycle {
+                event: TimedEvent::ALL[f],
+                predicted: c.reference[f],
+                actual: c.dut[f],
+                differing,
+            },
+            format!("predicted {}", text(&c.reference)),
+            format!("actual    {}", text(&c.dut)),
         ),
-        reference: format!("predicted {}", text(&c.reference)),
-        dut: format!("actual    {}", text(&c.dut)),
-    })
+    ))
 }
 
 fn value_at(timeline: &[(u64, u32)], cycle: u64) -> u32 {
@@ -117,16 +109,19 @@ pub(super) fn status(
         .into_iter()
         .find(|&c| value_at(p, c) != value_at(a, c))?;
     let (pv, av) = (value_at(p, cycle), value_at(a, cycle));
-    Some(Found {
-        kind: CheckKind::StatusTimeline,
-        seq: None,
-        detail: format!(
-            "status register (0x08) differs from cycle {cycle} on: bits {:#x} differ",
-            pv ^ av
+    Some((
+        None,
+        Finding::new(
+            CheckKind::StatusTimeline,
+            Difference::StatusTimeline {
+                cycle,
+                predicted: pv,
+                actual: av,
+            },
+            format!("predicted 0x{pv:08x} {}", status_fields(pv)),
+            format!("actual    0x{av:08x} {}", status_fields(av)),
         ),
-        reference: format!("predicted 0x{pv:08x} {}", status_fields(pv)),
-        dut: format!("actual    0x{av:08x} {}", status_fields(av)),
-    })
+    ))
 }
 
 /// Order mode: an instruction retires strictly after every older one it
@@ -152,29 +147,34 @@ pub(super) fn order(
     for (n, (seq_n, instr_n, fp_n)) in legal.iter().enumerate() {
         let retire_n = cycles[*seq_n].dut[2]?;
         for (seq_x, instr_x, fp_x) in &legal[..n] {
-            let why = if engine_of(instr_x) == engine_of(instr_n) {
-                "the same engine FIFO"
+            let reason = if engine_of(instr_x) == engine_of(instr_n) {
+                OrderReason::SameEngine
             } else if fp_x.barrier {
-                "an older barrier (async = 0)"
+                OrderReason::OlderBarrier
             } else if fp_n.barrier {
-                "it is a barrier (async = 0)"
+                OrderReason::IsBarrier
             } else if conflicts(fp_x, fp_n) {
-                "conflicting footprints"
+                OrderReason::Conflict
             } else {
                 continue;
             };
             let retire_x = cycles[*seq_x].dut[2]?;
             if retire_x >= retire_n {
-                return Some(Found {
-                    kind: CheckKind::RetireOrder,
-                    seq: Some(*seq_n as u32),
-                    detail: format!(
-                        "seq {seq_n} retired in cycle {retire_n}, not after seq {seq_x} \
-                         (cycle {retire_x}), which it must wait for: {why}"
+                return Some((
+                    Some(*seq_n as u32),
+                    Finding::new(
+                        CheckKind::RetireOrder,
+                        Difference::RetireOrder {
+                            seq: *seq_n as u32,
+                            cycle: retire_n,
+                            older: *seq_x as u32,
+                            older_cycle: retire_x,
+                            reason,
+                        },
+                        format!("seq {seq_x} retires before seq {seq_n}"),
+                        format!("seq {seq_x} at {retire_x}, seq {seq_n} at {retire_n}"),
                     ),
-                    reference: format!("seq {seq_x} retires before seq {seq_n}"),
-                    dut: format!("seq {seq_x} at {retire_x}, seq {seq_n} at {retire_n}"),
-                });
+                ));
             }
         }
     }

@@ -12,10 +12,10 @@
 use crate::config::{self, HwConfig};
 use crate::env::faults::Fault;
 use crate::env::models::{self, DutKind, HostIo, Setup};
-use crate::scoreboard::{run_case, CheckKind, Mismatch};
+use crate::scoreboard::{run_case, CheckKind, Mismatch, MismatchRecord};
 use crate::stimulus::{GenOptions, OpWeights, TestCase};
 use crate::triage::shrink::{self, DutFactory, ProgramSize, ShrinkOptions};
-use crate::triage::signature::Signature;
+use crate::triage::signature::{Signature, SignatureRecord};
 use pccx_golden::asm::{format_program, Item, Program};
 use pccx_golden::model::{ModelError, NpuModel, Word, HOST_WORDS};
 use serde_json::{json, Map, Value};
@@ -50,8 +50,9 @@ pub struct ShrinkRecord {
     pub exhausted: bool,
     /// The minimal program (same images, same options).
     pub program: Program,
-    /// Its first mismatch.
-    pub mismatch: Mismatch,
+    /// Its first mismatch (of the repro's signature: the shrinker keeps
+    /// only programs that fail with it).
+    pub mismatch: MismatchRecord,
     /// The file name of its assembler text, beside the repro.
     pub min_asm: String,
 }
@@ -61,18 +62,21 @@ pub struct ShrinkRecord {
 pub struct Repro {
     pub setup: Setup,
     pub case: TestCase,
-    pub mismatch: Mismatch,
+    pub mismatch: MismatchRecord,
+    /// The mismatch's signature, as written.
+    pub signature: SignatureRecord,
     pub shrink: Option<ShrinkRecord>,
     /// Where the binary that found it came from ([`provenance`]).
     pub provenance: Value,
 }
 
 impl Repro {
-    pub fn new(setup: Setup, case: TestCase, mismatch: Mismatch) -> Repro {
+    pub fn new(setup: Setup, case: TestCase, mismatch: &Mismatch) -> Repro {
         Repro {
             setup,
             case,
-            mismatch,
+            mismatch: mismatch.record(),
+            signature: Signature::of(mismatch).record(),
             shrink: None,
             provenance: provenance().clone(),
         }
@@ -90,10 +94,6 @@ impl Repro {
 
     fn stem(&self) -> String {
         format!("repro-{}-seed{}", self.setup.config.name, self.case.seed)
-    }
-
-    pub fn signature(&self) -> Signature {
-        Signature::of(&self.mismatch)
     }
 
     pub fn to_json(&self) -> Value {
@@ -132,7 +132,7 @@ impl Repro {
                 "rule": STREAM_RULE,
             },
             "mismatch": self.mismatch.to_json(),
-            "signature": signature_json(&self.signature()),
+            "signature": self.signature.to_json(),
             "shrink": self.shrink.as_ref().map(|r| json!({
                 "before": size_json(r.before),
                 "after": size_json(r.after),
@@ -238,6 +238,12 @@ impl Repro {
             },
             case,
             mismatch: mismatch_at(v, "mismatch")?,
+            signature: SignatureRecord {
+                text: str_at(v, "signature.text")?.to_string(),
+                kind: str_at(v, "signature.kind")?.to_string(),
+                engine: str_at(v, "signature.engine")?.to_string(),
+                field: str_at(v, "signature.field")?.to_string(),
+            },
             shrink,
             provenance: at(v, "provenance")?.clone(),
         })
@@ -266,7 +272,7 @@ impl Repro {
     }
 
     /// The case to replay: the recorded one, or with `min` the shrunk one.
-    pub fn case_to_replay(&self, min: bool) -> Result<(TestCase, &Mismatch), String> {
+    pub fn case_to_replay(&self, min: bool) -> Result<(TestCase, &MismatchRecord), String> {
         if !min {
             return Ok((self.case.clone(), &self.mismatch));
         }
@@ -314,7 +320,7 @@ impl std::error::Error for FieldError {}
 /// What a replay found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
-    /// The same mismatch (kind, sequence number and detail) recurred.
+    /// The same mismatch (kind, sequence number and detail text) recurred.
     Reproduces(Mismatch),
     /// A mismatch, but another one.
     Differs(Mismatch),
@@ -322,22 +328,17 @@ pub enum Verdict {
     NoLongerReproduces,
 }
 
-/// Whether two mismatches are the same: kind, sequence number, detail.
-pub fn same_mismatch(a: &Mismatch, b: &Mismatch) -> bool {
-    (a.kind, a.seq, &a.detail) == (b.kind, b.seq, &b.detail)
-}
-
 /// Runs `case` on `reference` and `dut` and compares the outcome with the
 /// mismatch `expected`.
 pub fn replay_case(
     case: &TestCase,
-    expected: &Mismatch,
+    expected: &MismatchRecord,
     reference: &mut dyn NpuModel,
     dut: &mut dyn NpuModel,
 ) -> Result<Verdict, ModelError> {
     let outcome = run_case(case, reference, dut)?;
     Ok(match outcome.first_mismatch {
-        Some(m) if same_mismatch(&m, expected) => Verdict::Reproduces(m),
+        Some(m) if m.record().same_as(expected) => Verdict::Reproduces(m),
         Some(m) => Verdict::Differs(m),
         None => Verdict::NoLongerReproduces,
     })
@@ -407,7 +408,7 @@ impl<'a> Recorder<'a> {
     /// exists even if shrinking is interrupted.
     pub fn record(&mut self, case: &TestCase, mismatch: &Mismatch) -> Artefacts {
         let mut artefacts = Artefacts::default();
-        let mut repro = Repro::new(self.setup.clone(), case.clone(), mismatch.clone());
+        let mut repro = Repro::new(self.setup.clone(), case.clone(), mismatch);
         match repro.write(&self.out_dir) {
             Ok(path) => artefacts.repro = Some(path),
             Err(e) => {
@@ -460,7 +461,7 @@ impl<'a> Recorder<'a> {
             runs: shrunk.runs,
             exhausted: shrunk.exhausted,
             program: shrunk.case.program,
-            mismatch: shrunk.mismatch,
+            mismatch: shrunk.mismatch.record(),
             min_asm: repro.min_asm_name(),
         });
         if let Err(e) = repro.write(&self.out_dir) {
@@ -492,7 +493,7 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
         },
         shrunk.signature,
         m.kind,
-        m.detail.replace('\n', " "),
+        m.detail().replace('\n', " "),
         hex64(repro.case.l2_init_seed),
         hex64(repro.case.host_init_seed),
         hex64(repro.case.weight_seed),
@@ -578,12 +579,7 @@ fn size_json(s: ProgramSize) -> Value {
 }
 
 pub fn signature_json(s: &Signature) -> Value {
-    json!({
-        "text": s.to_string(),
-        "kind": s.kind.name(),
-        "engine": s.engine,
-        "field": s.field,
-    })
+    s.record().to_json()
 }
 
 fn gen_options_json(o: &GenOptions) -> Value {
@@ -932,7 +928,7 @@ fn size_at(v: &Value, path: &str) -> Result<ProgramSize, FieldError> {
     })
 }
 
-fn mismatch_at(v: &Value, path: &str) -> Result<Mismatch, FieldError> {
+fn mismatch_at(v: &Value, path: &str) -> Result<MismatchRecord, FieldError> {
     let f = |name: &str| format!("{path}.{name}");
     let kind_name = str_at(v, &f("kind"))?;
     let kind = CheckKind::ALL
@@ -942,7 +938,7 @@ fn mismatch_at(v: &Value, path: &str) -> Result<Mismatch, FieldError> {
     let seq = opt_u64_at(v, &f("seq"))?
         .map(|s| u32::try_from(s).map_err(|_| FieldError::new(&f("seq"), "too large")))
         .transpose()?;
-    Ok(Mismatch {
+    Ok(MismatchRecord {
         kind,
         seq,
         word: opt_u64_at(v, &f("word"))?,
@@ -959,17 +955,25 @@ fn mismatch_at(v: &Value, path: &str) -> Result<Mismatch, FieldError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scoreboard::{Difference, GroupDiff};
 
     fn mismatch() -> Mismatch {
         Mismatch {
             kind: CheckKind::L2Writes,
             seq: Some(4),
             word: Some(0x2001ca017da724c3),
-            disasm: Some("memcpy l2[229] <- l2[381], shape=33, async".into()),
             cycle: Some(211),
-            detail: "L2[0x000e5]: data differs in e0 0x1d8b vs 0x1d8a".into(),
+            difference: Difference::L2Write {
+                addr: 0xe5,
+                diff: GroupDiff::Value {
+                    reference: (0xff, 0x1d8b),
+                    dut: (0xff, 0x1d8a),
+                },
+                totals: (1, 1),
+            },
             reference: "L2[0x000e5] <- 0x1d8b mask 0xff".into(),
             dut: "L2[0x000e5] <- 0x1d8a mask 0xff".into(),
+            afterwards: None,
             reference_model: "golden".into(),
             dut_model: "rtl+l2-data".into(),
         }
@@ -985,7 +989,7 @@ mod tests {
                 Some(Fault::by_name("l2-data").unwrap()),
             ),
             case,
-            mismatch(),
+            &mismatch(),
         )
     }
 
@@ -1013,10 +1017,10 @@ mod tests {
             mismatch: Mismatch {
                 seq: None,
                 word: None,
-                disasm: None,
                 cycle: None,
                 ..mismatch()
-            },
+            }
+            .record(),
             min_asm: r.min_asm_name(),
         });
         let text = serde_json::to_string_pretty(&r.to_json()).unwrap();

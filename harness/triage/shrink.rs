@@ -143,7 +143,7 @@ pub fn shrink_against(
         best: None,
     };
     let first = match s.run(&case.program)? {
-        RunResult::Mismatch(m) => m,
+        RunResult::Mismatch(m) => *m,
         RunResult::Matched => return Err("the case does not fail: nothing to shrink".into()),
         RunResult::Error(e) => {
             return Err(format!(
@@ -178,7 +178,7 @@ pub fn shrink_against(
 
 enum RunResult {
     Matched,
-    Mismatch(Mismatch),
+    Mismatch(Box<Mismatch>),
     Error(String),
 }
 
@@ -208,7 +208,7 @@ impl Shrinker<'_, '_> {
         let ran = catch_unwind(AssertUnwindSafe(|| run_case(&case, reference, &mut *dut)));
         Ok(match ran {
             Ok(Ok(outcome)) => match outcome.first_mismatch {
-                Some(m) => RunResult::Mismatch(m),
+                Some(m) => RunResult::Mismatch(Box::new(m)),
                 None => RunResult::Matched,
             },
             Ok(Err(e)) => RunResult::Error(e.to_string()),
@@ -228,7 +228,7 @@ impl Shrinker<'_, '_> {
         };
         match self.run(&program)? {
             RunResult::Mismatch(m) if Some(Signature::of(&m)) == self.target => {
-                self.best = Some(m);
+                self.best = Some(*m);
                 Ok(true)
             }
             _ => Ok(false),

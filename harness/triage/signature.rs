@@ -8,26 +8,64 @@
 //! when the mismatch names no instruction), and which part of what the
 //! check compares differed ("data", "mask", "missing", "status.ERR").
 
-use crate::scoreboard::{CheckKind, Mismatch};
-use pccx_golden::isa::{self, Decoded, Opcode};
-use pccx_golden::model::reg;
+use crate::scoreboard::{CheckKind, Engine, Field, Mismatch};
 use std::fmt;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Signature {
     pub kind: CheckKind,
-    /// `GEMV`, `GEMM`, `MEM`, `MEMSET`, `CVO`, `decoder` or `none`.
-    pub engine: &'static str,
-    pub field: String,
+    /// The engine the instruction goes to (`decoder` for an illegal word,
+    /// `none` when the mismatch names no instruction).
+    pub engine: Engine,
+    pub field: Field,
 }
 
 impl Signature {
+    /// Computed from the mismatch's typed difference, never from its text.
     pub fn of(m: &Mismatch) -> Signature {
         Signature {
             kind: m.kind,
-            engine: m.word.map_or("none", engine_of),
-            field: field_of(m),
+            engine: m.engine(),
+            field: m.difference.field(),
         }
+    }
+}
+
+impl Signature {
+    /// The signature as files hold it.
+    pub fn record(&self) -> SignatureRecord {
+        SignatureRecord {
+            text: self.to_string(),
+            kind: self.kind.name().to_string(),
+            engine: self.engine.name().to_string(),
+            field: self.field.to_string(),
+        }
+    }
+}
+
+/// A signature as a file holds it: its text and its three parts, rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignatureRecord {
+    pub text: String,
+    pub kind: String,
+    pub engine: String,
+    pub field: String,
+}
+
+impl SignatureRecord {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "text": self.text,
+            "kind": self.kind,
+            "engine": self.engine,
+            "field": self.field,
+        })
+    }
+}
+
+impl fmt::Display for SignatureRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
@@ -37,115 +75,14 @@ impl fmt::Display for Signature {
     }
 }
 
-/// The engine that executes `word`: the decoder retires illegal words
-/// itself.
-pub fn engine_of(word: u64) -> &'static str {
-    match isa::decode(word) {
-        Decoded::Legal(instr) => match instr.opcode() {
-            Opcode::Gemv => "GEMV",
-            Opcode::Gemm => "GEMM",
-            Opcode::Memcpy => "MEM",
-            Opcode::Memset => "MEMSET",
-            Opcode::Cvo => "CVO",
-        },
-        Decoded::Illegal { .. } => "decoder",
-    }
-}
-
-/// Which part of what the check compares differed. Read from the
-/// mismatch's detail, whose wording the scoreboard fixes (the tests of this
-/// module run the scoreboard, so a change of wording shows up there).
-fn field_of(m: &Mismatch) -> String {
-    use CheckKind as K;
-    let d = m.detail.as_str();
-    match m.kind {
-        K::L2Writes | K::HostWrites | K::ShapeWrites | K::EMaxWrites => write_field(d).into(),
-        K::WeightStream => stream_field(d).into(),
-        K::FinalWeightStream if d.contains("vector stream") => "vector".into(),
-        K::FinalWeightStream => "matrix".into(),
-        K::FinalStatus => status_field(d),
-        K::Latch if d.contains(" again") => "duplicate".into(),
-        K::Latch => "word".into(),
-        K::RegResponse if m.seq.is_some() => "issue".into(),
-        K::RegResponse => "write".into(),
-        K::RetireOpcode => "opcode".into(),
-        K::RetireErr => "err".into(),
-        K::MissingRetire => "missing".into(),
-        K::ExtraRetire => "extra".into(),
-        K::WriteAfterRetire => "late".into(),
-        K::FinalL2 | K::FinalHost => "data".into(),
-        K::FinalTables => "entry".into(),
-        K::FinalRetiredCount => "count".into(),
-        _ => "value".into(),
-    }
-}
-
-/// Missing, extra, written a different number of times, or different.
-fn write_field(detail: &str) -> &'static str {
-    if detail.starts_with("missing write") {
-        "missing"
-    } else if detail.starts_with("extra write") {
-        "extra"
-    } else if detail.contains(" times by the reference") {
-        "count"
-    } else if detail.contains("element mask") {
-        "mask"
-    } else if detail.contains("data differs") {
-        "data"
-    } else {
-        "value"
-    }
-}
-
-/// Missing, extra, reported a different number of times, or a different
-/// beat count.
-fn stream_field(detail: &str) -> &'static str {
-    if detail.starts_with("missing stream read") {
-        "missing"
-    } else if detail.starts_with("extra stream read") {
-        "extra"
-    } else if detail.contains(" times by the reference") {
-        "count"
-    } else {
-        "beats"
-    }
-}
-
-/// `status.<field>` for the differing status bits (fields joined with `+`
-/// when several differ), `status.resp` when only the response did.
-fn status_field(detail: &str) -> String {
-    let bits = detail
-        .strip_prefix("status bits 0x")
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
-    let Some(bits) = bits else {
-        return "status.resp".into();
-    };
-    let fields = [
-        (reg::STATUS_BUSY, "BUSY"),
-        (reg::STATUS_DONE, "DONE"),
-        (reg::STATUS_ERR, "ERR"),
-        (reg::STATUS_ERR_CODE_MASK, "err_code"),
-    ];
-    let known = fields.iter().fold(0, |m, f| m | f.0);
-    let mut names: Vec<&str> = fields
-        .iter()
-        .filter(|(mask, _)| bits & mask != 0)
-        .map(|f| f.1)
-        .collect();
-    if bits & !known != 0 {
-        names.push("reserved");
-    }
-    format!("status.{}", names.join("+"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::env::faults::{Fault, Faulty};
-    use crate::scoreboard::run_case;
+    use crate::scoreboard::{run_case, Difference, GroupDiff};
     use crate::stimulus::{GenOptions, TestCase};
     use pccx_golden::asm::parse_program;
+    use pccx_golden::model::reg;
     use pccx_golden::{Golden, GoldenConfig};
 
     const L2_WORDS: u32 = 4096;
@@ -298,23 +235,24 @@ mod tests {
     }
 
     #[test]
-    fn a_write_counted_twice_is_a_count_difference() {
-        // Two writes of one address by one instruction on one side only.
-        let a = ["L2[0x00010] written 1 times by the reference, 2 times by the DUT"];
-        assert_eq!(write_field(a[0]), "count");
-    }
-
-    #[test]
     fn several_status_fields_are_joined() {
-        assert_eq!(
-            status_field("status bits 0x00000006 differ"),
-            "status.DONE+ERR"
-        );
-        assert_eq!(status_field("status read response differs"), "status.resp");
+        let bits = reg::STATUS_DONE | reg::STATUS_ERR;
+        assert_eq!(Field::Status(bits).to_string(), "status.DONE+ERR");
+        assert_eq!(Field::StatusResp.to_string(), "status.resp");
+        let count = Difference::L2Write {
+            addr: 16,
+            diff: GroupDiff::Count {
+                reference: 1,
+                dut: 2,
+            },
+            totals: (1, 2),
+        };
+        assert_eq!(count.field(), Field::Count);
     }
 
     #[test]
     fn engines_follow_the_opcode() {
+        let engine_of = |w| Engine::of(w).name();
         assert_eq!(engine_of(0x3030001000100090), "MEMSET");
         assert_eq!(engine_of(0x2800c80000000006), "MEM");
         assert_eq!(engine_of(0x10100004b0804320), "GEMM");
