@@ -4,12 +4,14 @@
 //! are").
 //!
 //! Layers, each importing only those above it:
-//! `config` (hardware configurations) -> `stimulus` -> `rtl` -> `scoreboard`
+//! `format` (serde helpers of the file formats) -> `config` (hardware
+//! configurations) -> `stimulus` -> `rtl` -> `scoreboard`
 //! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
 //! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
 //! `tools` (mutate, bench, CVO accuracy). The CLI is the binary's `cli/`.
 
 pub mod config;
+pub mod format;
 pub mod stimulus;
 
 #[cfg(feature = "rtl")]

@@ -7,6 +7,7 @@ use std::path::Path;
 
 /// Top to bottom: a module may use its own layer and those before it.
 const LAYERS: &[&str] = &[
+    "format",
     "config",
     "stimulus",
     "rtl",

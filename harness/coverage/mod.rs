@@ -19,7 +19,7 @@ pub mod rtl;
 pub use probe::Probe;
 
 use pccx_golden::isa::CvoFunc;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -449,32 +449,90 @@ impl Coverage {
 
     /// The `--coverage FILE` document (docs/coverage.md).
     pub fn to_json(&self) -> Value {
-        let (hit, total) = self.totals();
-        json!({
-            "format": "pccx-cosim functional coverage",
-            "version": 1,
-            "cases": self.cases,
-            "instructions": self.instructions,
-            "untimed_instructions": self.untimed,
-            "hit": hit,
-            "total": total,
-            "closed_after_cases": self.closed_after(),
-            "groups": self.groups().iter().map(|g| json!({
-                "group": g.group.name(),
-                "hit": g.hit,
-                "total": g.total,
-                "excluded": g.excluded,
-            })).collect::<Vec<_>>(),
-            "bins": self.bins().zip(&self.first_case).map(|((b, n), first)| json!({
-                "group": b.group.name(),
-                "name": b.name,
-                "count": n,
-                "first_case": first,
-                "excluded": b.excluded,
-            })).collect::<Vec<_>>(),
-            "holes": self.holes().iter().map(|b| format!("{}: {}", b.group.name(), b.name))
-                .collect::<Vec<_>>(),
-        })
+        serde_json::to_value(CoverageFile::of(self)).expect("coverage files serialise")
+    }
+}
+
+/// The `--coverage FILE` document, field by field (docs/coverage.md).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CoverageFile {
+    /// `pccx-cosim functional coverage`.
+    pub format: String,
+    pub version: u64,
+    pub cases: u64,
+    pub instructions: u64,
+    pub untimed_instructions: u64,
+    pub hit: usize,
+    pub total: usize,
+    /// The case after which every bin not excluded was hit.
+    pub closed_after_cases: Option<u64>,
+    pub groups: Vec<GroupRecord>,
+    pub bins: Vec<BinRecord>,
+    /// `group: bin` of every bin not hit and not excluded.
+    pub holes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GroupRecord {
+    pub group: String,
+    pub hit: usize,
+    pub total: usize,
+    pub excluded: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BinRecord {
+    pub group: String,
+    pub name: String,
+    pub count: u64,
+    /// The first case (counted from 1) that hit it.
+    pub first_case: Option<u64>,
+    /// Why the bin is excluded, when it is.
+    pub excluded: Option<String>,
+}
+
+/// `format` of a coverage file.
+pub const COVERAGE_FORMAT: &str = "pccx-cosim functional coverage";
+
+impl CoverageFile {
+    pub fn of(c: &Coverage) -> CoverageFile {
+        let (hit, total) = c.totals();
+        CoverageFile {
+            format: COVERAGE_FORMAT.into(),
+            version: 1,
+            cases: c.cases,
+            instructions: c.instructions,
+            untimed_instructions: c.untimed,
+            hit,
+            total,
+            closed_after_cases: c.closed_after(),
+            groups: c
+                .groups()
+                .iter()
+                .map(|g| GroupRecord {
+                    group: g.group.name().into(),
+                    hit: g.hit,
+                    total: g.total,
+                    excluded: g.excluded,
+                })
+                .collect(),
+            bins: c
+                .bins()
+                .zip(&c.first_case)
+                .map(|((b, n), first)| BinRecord {
+                    group: b.group.name().into(),
+                    name: b.name.clone(),
+                    count: n,
+                    first_case: *first,
+                    excluded: b.excluded.map(String::from),
+                })
+                .collect(),
+            holes: c
+                .holes()
+                .iter()
+                .map(|b| format!("{}: {}", b.group.name(), b.name))
+                .collect(),
+        }
     }
 }
 

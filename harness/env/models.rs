@@ -72,7 +72,7 @@ pub fn open_dut(config: &HwConfig, kind: DutKind) -> Result<Box<dyn NpuModel>, S
 }
 
 /// The host side of the DUT's ACP port.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HostIo {
     /// Cycles from an accepted request to its response.
     pub latency: u32,

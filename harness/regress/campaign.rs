@@ -2,12 +2,13 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
+use crate::regress::results::{CampaignFile, SeedRecord, SummaryRecord};
 use crate::scoreboard::{run_case_with, Mismatch, TimingMode};
 use crate::stimulus::{GenOptions, TestCase};
-use crate::triage::repro::{signature_json, Artefacts};
+use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
 use pccx_golden::model::NpuModel;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -82,42 +83,14 @@ impl SeedResult {
         }
     }
 
+    /// The seed's record in the results file.
     pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "seed": self.seed,
-            "status": if self.mismatch.is_some() { "mismatch" } else { "ok" },
-            "instructions": self.instructions,
-            "cycles": self.cycles,
-            "wall_seconds": self.wall.as_secs_f64(),
-        });
-        if let Some(m) = &self.mismatch {
-            v["mismatch"] = m.to_json();
-            v["signature"] = signature_json(&Signature::of(m));
-            v["artefacts"] = artefacts_json(&self.artefacts);
-        }
-        v
+        serde_json::to_value(SeedRecord::of(self)).expect("seed records serialise")
     }
 
     pub fn signature(&self) -> Option<Signature> {
         self.mismatch.as_ref().map(Signature::of)
     }
-}
-
-fn artefacts_json(a: &Artefacts) -> Value {
-    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
-    json!({
-        "repro": path(&a.repro),
-        "min_asm": path(&a.min_asm),
-        "wave": path(&a.wave),
-        "shrink": a.shrink.map(|(before, after, runs)| json!({
-            "before_instructions": before.instructions,
-            "before_items": before.items,
-            "after_instructions": after.instructions,
-            "after_items": after.items,
-            "runs": runs,
-        })),
-        "problems": a.problems,
-    })
 }
 
 /// Why a campaign stopped before its last seed.
@@ -203,18 +176,7 @@ impl Summary {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({
-            "seeds": self.seeds,
-            "matched": self.matched,
-            "mismatched": self.mismatched,
-            "instructions": self.instructions,
-            "cycles": self.cycles,
-            "wall_seconds": self.wall.as_secs_f64(),
-            "cycles_per_second": self.cycles_per_second(),
-            "engine_busy_cycles": ENGINE_NAMES.iter().zip(self.engine_busy)
-                .map(|(n, b)| (n.to_string(), json!(b))).collect::<serde_json::Map<_, _>>(),
-            "stopped": self.stopped.as_ref().map(|e| json!({"seed": e.seed, "error": e.message})),
-        })
+        serde_json::to_value(SummaryRecord::of(self)).expect("summaries serialise")
     }
 }
 
@@ -228,27 +190,9 @@ pub struct CampaignReport {
 }
 
 impl CampaignReport {
+    /// The results file (`--json`).
     pub fn to_json(&self) -> Value {
-        let o = &self.options;
-        json!({
-            "config": o.config.name,
-            "first_seed": o.first_seed,
-            "count": o.count,
-            "instrs": o.instrs,
-            "reference": self.reference_model,
-            "dut": self.dut_model,
-            "results": self.results.iter().map(SeedResult::to_json).collect::<Vec<_>>(),
-            "summary": self.summary.to_json(),
-            "failures_by_signature": self
-                .failures_by_signature()
-                .iter()
-                .map(|(s, seeds)| {
-                    let mut v = signature_json(s);
-                    v["seeds"] = json!(seeds);
-                    v
-                })
-                .collect::<Vec<_>>(),
-        })
+        serde_json::to_value(CampaignFile::of(self)).expect("campaign reports serialise")
     }
 
     /// The mismatched seeds grouped by signature: the most frequent

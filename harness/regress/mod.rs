@@ -1,5 +1,6 @@
 //! Regressions: the campaign runner (many seeds, a result each) and the
-//! reports rendered from its results (JSON, JUnit).
+//! reports rendered from its results (the JSON results file, JUnit).
 
 pub mod campaign;
 pub mod junit;
+pub mod results;

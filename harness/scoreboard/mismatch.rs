@@ -2,9 +2,11 @@
 //! [`Difference`] with its values), and the text people read, rendered
 //! from those at the edge and never parsed back.
 
+use crate::format::{Hex, Hex64};
 use pccx_golden::isa::{self, Decoded, Opcode};
 use pccx_golden::model::{reg, AxiResp, ErrorCode, ShapeEntry, ShapeTable, Word};
 use pccx_golden::streams::STREAM_NAMES;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Which check found a difference. The order is the order in which the
@@ -124,6 +126,20 @@ impl CheckKind {
     pub fn is_final(self) -> bool {
         (CheckKind::FinalL2..=CheckKind::FinalInstrRegs).contains(&self)
             || self == CheckKind::StatusTimeline
+    }
+}
+
+impl Serialize for CheckKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for CheckKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        CheckKind::by_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no check `{name}`")))
     }
 }
 
@@ -760,7 +776,7 @@ impl Mismatch {
         MismatchRecord {
             kind: self.kind,
             seq: self.seq,
-            word: self.word,
+            word: self.word.map(Hex),
             disasm: self.disasm(),
             cycle: self.cycle,
             detail: self.detail(),
@@ -831,11 +847,11 @@ impl fmt::Display for Engine {
 
 /// A mismatch as a file holds it: everything rendered. A replay compares
 /// a new [`Mismatch`]'s record with it; nothing parses its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MismatchRecord {
     pub kind: CheckKind,
     pub seq: Option<u32>,
-    pub word: Option<u64>,
+    pub word: Option<Hex64>,
     pub disasm: Option<String>,
     pub cycle: Option<u64>,
     pub detail: String,
@@ -847,18 +863,7 @@ pub struct MismatchRecord {
 
 impl MismatchRecord {
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "kind": self.kind.name(),
-            "seq": self.seq,
-            "word": self.word.map(|w| format!("0x{w:016x}")),
-            "disasm": self.disasm,
-            "cycle": self.cycle,
-            "detail": self.detail,
-            "reference": self.reference,
-            "dut": self.dut,
-            "reference_model": self.reference_model,
-            "dut_model": self.dut_model,
-        })
+        serde_json::to_value(self).expect("mismatch records serialise")
     }
 
     /// Whether `other` is the same mismatch: kind, sequence number, detail.
@@ -877,7 +882,7 @@ impl fmt::Display for MismatchRecord {
             write!(f, ", cycle {cycle}")?;
         }
         writeln!(f)?;
-        if let Some(word) = self.word {
+        if let Some(Hex(word)) = self.word {
             write!(f, "  instruction: 0x{word:016x}")?;
             if let Some(text) = &self.disasm {
                 write!(f, "  {text}")?;

@@ -19,7 +19,7 @@ use pccx_golden::streams::WeightSource;
 
 /// Relative weights of the legal instruction kinds in the random mix (after
 /// the prologue). Zero leaves a kind out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpWeights {
     pub memset: u32,
     pub memcpy: u32,
@@ -56,7 +56,11 @@ impl OpWeights {
 
 /// What the generator aims at, and how often it does each unusual thing.
 /// Percentages are per instruction slot unless said otherwise.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Repro files record every option (serde, field by field). An option
+/// newer than a file reads as the value its writer used: the `serde(default)`
+/// of each such field says which.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GenOptions {
     /// Instructions per program (illegal ones included; idle gaps and
     /// register writes are extra).
@@ -76,7 +80,8 @@ pub struct GenOptions {
     /// Of the operands placed against a recent access (`hazard_pct`), the
     /// share that abut it (start just past it or end just before it)
     /// instead of overlapping it. 0 gives the programs generated before
-    /// abutting existed.
+    /// abutting existed (and files written before it read as 0).
+    #[serde(default)]
     pub abut_pct: u32,
     /// Share of MEMCPYs with a long (hundreds of words) shape.
     pub long_copy_pct: u32,
@@ -91,19 +96,45 @@ pub struct GenOptions {
     /// Chance of a write to a register that answers SLVERR (0x0C, unmapped).
     pub bad_reg_write_pct: u32,
     /// Share of GEMV/GEMM given a bad shape on purpose: a zero dimension, a
-    /// K mismatch, a GEMV with M != 1, one past a buffer limit.
+    /// K mismatch, a GEMV with M != 1, one past a buffer limit. (These
+    /// four did nothing before GEMV/GEMM were generated, so older files
+    /// read as today's defaults.)
+    #[serde(default = "defaults::mat_shape_err_pct")]
     pub mat_shape_err_pct: u32,
     /// Share of GEMV/GEMM at a buffer limit exactly (large shapes).
+    #[serde(default = "defaults::mat_limit_pct")]
     pub mat_limit_pct: u32,
     /// Share of GEMV/GEMM that read the previous one's output.
+    #[serde(default = "defaults::mat_chain_pct")]
     pub mat_chain_pct: u32,
     /// Share of GEMVs followed by a softmax or RMSNorm prefix of CVOs that
     /// read its output (and, for softmax, its e_max).
+    #[serde(default = "defaults::mat_prefix_pct")]
     pub mat_prefix_pct: u32,
     /// Stall I/O: the DUT's host port withholds ready and adds latency on a
     /// schedule drawn from [`TestCase::io_stall_seed`] (docs/timing.md).
     /// Exact timing then no longer applies; the scoreboard checks order.
+    /// Files written before stall I/O existed ran with ideal I/O.
+    #[serde(default)]
     pub stall_io: bool,
+}
+
+/// The defaults of [`GenOptions`] fields newer than some files.
+mod defaults {
+    use super::GenOptions;
+
+    pub fn mat_shape_err_pct() -> u32 {
+        GenOptions::new(0, 0, 0).mat_shape_err_pct
+    }
+    pub fn mat_limit_pct() -> u32 {
+        GenOptions::new(0, 0, 0).mat_limit_pct
+    }
+    pub fn mat_chain_pct() -> u32 {
+        GenOptions::new(0, 0, 0).mat_chain_pct
+    }
+    pub fn mat_prefix_pct() -> u32 {
+        GenOptions::new(0, 0, 0).mat_prefix_pct
+    }
 }
 
 impl GenOptions {

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 pub type DutFactory<'a> = dyn FnMut() -> Result<Box<dyn NpuModel>, String> + 'a;
 
 /// How big a program is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProgramSize {
     /// Items: instructions, idle gaps and register writes.
     pub items: usize,

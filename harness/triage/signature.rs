@@ -44,7 +44,7 @@ impl Signature {
 }
 
 /// A signature as a file holds it: its text and its three parts, rendered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SignatureRecord {
     pub text: String,
     pub kind: String,
@@ -54,12 +54,7 @@ pub struct SignatureRecord {
 
 impl SignatureRecord {
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "text": self.text,
-            "kind": self.kind,
-            "engine": self.engine,
-            "field": self.field,
-        })
+        serde_json::to_value(self).expect("signature records serialise")
     }
 }
 

@@ -1,0 +1,397 @@
+//! The repro file's format: serde types laid out as the file is, and the
+//! checks serde cannot make (names that must exist in this build, a
+//! configuration that must not have changed), each naming its field.
+
+use super::{FieldError, Repro, ShrinkRecord};
+use crate::config::{self, HwConfig};
+use crate::env::faults::Fault;
+use crate::env::models::{DutKind, HostIo, Setup};
+use crate::format::{self, Hex, Hex128, Hex64};
+use crate::scoreboard::MismatchRecord;
+use crate::stimulus::{GenOptions, TestCase};
+use crate::triage::shrink::ProgramSize;
+use crate::triage::signature::SignatureRecord;
+use pccx_golden::asm::{format_program, Item, Program};
+use pccx_golden::model::HOST_WORDS;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The `format` field of every repro file.
+pub const FORMAT: &str = "pccx-cosim repro";
+/// The `version` field: bumped when a field changes meaning.
+pub const VERSION: u64 = 1;
+
+/// How `fill` makes an image from its seed, as the file states it.
+pub const FILL_RULE: &str = "word i of an image is the i-th Rng::next_u128 of Rng::new(seed): \
+     xoshiro256** 1.0 whose state is the first four SplitMix64 outputs of seed, \
+     two draws per word, low half first (harness/stimulus, docs/stimulus.md)";
+
+/// How a weight stream's beats follow from the case's weight seed, as the
+/// file states it.
+pub const STREAM_RULE: &str = "beat i of stream s (0 matrix, 1 vector) is \
+     pccx_golden::streams::WeightSource::new(seed).beat(s, i): SplitMix64 draws from the key \
+     mix64(mix64(seed ^ mix64(s + 1)) ^ mix64(i)) (golden/src/streams.rs, docs/numerics.md)";
+
+/// A repro file, field by field (docs/harness.md, "Repro files").
+#[derive(Serialize, Deserialize)]
+pub(super) struct ReproFile {
+    format: String,
+    #[serde(deserialize_with = "format::flexible")]
+    version: u64,
+    config: ConfigFile,
+    dut: String,
+    inject_fault: Option<FaultFile>,
+    host_timing: Option<HostIo>,
+    #[serde(deserialize_with = "format::flexible")]
+    seed: u64,
+    gen_options: GenOptions,
+    program: ProgramFile,
+    images: ImagesFile,
+    /// Files written before the weight streams existed have none.
+    #[serde(default)]
+    weight_stream: Option<WeightStreamFile>,
+    mismatch: MismatchRecord,
+    signature: SignatureRecord,
+    shrink: Option<ShrinkFile>,
+    provenance: Value,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ConfigFile {
+    name: String,
+    l2_words: u32,
+    fifo_depth: u32,
+}
+
+/// `--inject-fault NAME`, and the fault's parameters as `Debug` prints
+/// them (a fault with other parameters can only be made from code).
+#[derive(Serialize, Deserialize)]
+struct FaultFile {
+    name: String,
+    params: String,
+}
+
+/// A program as words (for the tools) and as text (for people; not read).
+#[derive(Serialize, Deserialize)]
+struct ProgramFile {
+    asm: String,
+    size: ProgramSize,
+    items: Vec<ItemFile>,
+}
+
+/// One program item: `{"instr": "0x..."}`, `{"idle": N}` or
+/// `{"write": {"offset": "0x08", "value": "0x..."}}`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ItemFile {
+    Instr(Hex64),
+    Idle(u32),
+    Write {
+        offset: Hex<u32, 2>,
+        value: Hex<u32, 8>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct ImagesFile {
+    l2_init_seed: Hex64,
+    host_init_seed: Hex64,
+    l2_words: u32,
+    #[serde(default)]
+    host_words: u32,
+    #[serde(default)]
+    fill: String,
+    /// Words written over the seeded L2 image; files written before
+    /// patches existed have none.
+    #[serde(default)]
+    l2_patches: Vec<PatchFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PatchFile {
+    #[serde(deserialize_with = "format::flexible")]
+    addr: u32,
+    words: Vec<Hex128>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WeightStreamFile {
+    seed: Hex64,
+    #[serde(default)]
+    rule: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ShrinkFile {
+    before: ProgramSize,
+    after: ProgramSize,
+    runs: usize,
+    exhausted: bool,
+    min_asm: String,
+    program: ProgramFile,
+    mismatch: MismatchRecord,
+}
+
+impl ProgramFile {
+    fn of(p: &Program) -> ProgramFile {
+        ProgramFile {
+            asm: format_program(p),
+            size: ProgramSize::of(p),
+            items: p
+                .items
+                .iter()
+                .map(|item| match *item {
+                    Item::Instr(word) => ItemFile::Instr(Hex(word)),
+                    Item::Idle(cycles) => ItemFile::Idle(cycles),
+                    Item::RegWrite { offset, value } => ItemFile::Write {
+                        offset: Hex(offset),
+                        value: Hex(value),
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    fn program(&self) -> Program {
+        let items = self
+            .items
+            .iter()
+            .map(|item| match *item {
+                ItemFile::Instr(word) => Item::Instr(word.0),
+                ItemFile::Idle(cycles) => Item::Idle(cycles),
+                ItemFile::Write { offset, value } => Item::RegWrite {
+                    offset: offset.0,
+                    value: value.0,
+                },
+            })
+            .collect();
+        Program { items }
+    }
+}
+
+impl ReproFile {
+    pub(super) fn of(r: &Repro) -> ReproFile {
+        let (s, c) = (&r.setup, &r.case);
+        ReproFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            config: ConfigFile {
+                name: s.config.name.to_string(),
+                l2_words: s.config.l2_words,
+                fifo_depth: s.config.fifo_depth,
+            },
+            dut: s.dut.name().into(),
+            inject_fault: s.fault.map(|f| FaultFile {
+                name: f.name().into(),
+                params: format!("{f:?}"),
+            }),
+            host_timing: s.host_timing.clone(),
+            seed: c.seed,
+            gen_options: c.options.clone(),
+            program: ProgramFile::of(&c.program),
+            images: ImagesFile {
+                l2_init_seed: Hex(c.l2_init_seed),
+                host_init_seed: Hex(c.host_init_seed),
+                l2_words: c.options.l2_words,
+                host_words: HOST_WORDS,
+                fill: FILL_RULE.into(),
+                l2_patches: c
+                    .l2_patches
+                    .iter()
+                    .map(|(addr, words)| PatchFile {
+                        addr: *addr,
+                        words: words.iter().map(|&w| Hex(w)).collect(),
+                    })
+                    .collect(),
+            },
+            weight_stream: Some(WeightStreamFile {
+                seed: Hex(c.weight_seed),
+                rule: STREAM_RULE.into(),
+            }),
+            mismatch: r.mismatch.clone(),
+            signature: r.signature.clone(),
+            shrink: r.shrink.as_ref().map(|k| ShrinkFile {
+                before: k.before,
+                after: k.after,
+                runs: k.runs,
+                exhausted: k.exhausted,
+                min_asm: k.min_asm.clone(),
+                program: ProgramFile::of(&k.program),
+                mismatch: k.mismatch.clone(),
+            }),
+            provenance: r.provenance.clone(),
+        }
+    }
+
+    /// Deserialises, naming the field at fault.
+    pub(super) fn read(v: &Value) -> Result<ReproFile, FieldError> {
+        // The format and version first: another file or a newer version
+        // is reported as such, not as whichever field differs first.
+        match v.get("format").map(|f| f.as_str()) {
+            Some(Some(FORMAT)) => {}
+            Some(_) => {
+                return Err(FieldError::new(
+                    "format",
+                    format!("{}, expected `{FORMAT}`", v["format"]),
+                ))
+            }
+            None => return Err(FieldError::new("format", "missing")),
+        }
+        match v.get("version").and_then(Value::as_u64) {
+            Some(VERSION) => {}
+            Some(other) => {
+                return Err(FieldError::new(
+                    "version",
+                    format!("version {other}; this pccx-cosim reads version {VERSION}"),
+                ))
+            }
+            None => return Err(FieldError::new("version", "missing or not a number")),
+        }
+        serde_path_to_error::deserialize(v).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.inner().to_string();
+            // serde reports a missing field at the struct that lacks it;
+            // name the field itself, as every other error does.
+            match missing_field_name(&message) {
+                Some(name) if path == "." => FieldError::new(name, "missing"),
+                Some(name) => FieldError::new(&format!("{path}.{name}"), "missing"),
+                None => FieldError::new(&path, message),
+            }
+        })
+    }
+
+    /// The checks serde cannot make, then the [`Repro`].
+    pub(super) fn into_repro(self) -> Result<Repro, FieldError> {
+        let config = self.config.check()?;
+        let dut = DutKind::by_name(&self.dut).ok_or_else(|| {
+            FieldError::new("dut", format!("`{}`, expected rtl or golden", self.dut))
+        })?;
+        let fault = self
+            .inject_fault
+            .as_ref()
+            .map(FaultFile::check)
+            .transpose()?;
+        let options = self.gen_options;
+        if options.l2_words != config.l2_words {
+            return Err(FieldError::new(
+                "gen_options.l2_words",
+                format!(
+                    "{} words, but configuration `{}` has {}",
+                    options.l2_words, config.name, config.l2_words
+                ),
+            ));
+        }
+        if self.images.l2_words != options.l2_words {
+            return Err(FieldError::new(
+                "images.l2_words",
+                format!(
+                    "{}, but gen_options.l2_words is {}",
+                    self.images.l2_words, options.l2_words
+                ),
+            ));
+        }
+        // Files written before the weight streams existed ran no GEMV or
+        // GEMM that read them; the seed `generate` gives is as good as any.
+        let weight_seed = self
+            .weight_stream
+            .map_or(TestCase::weight_seed_of(self.seed), |w| w.seed.0);
+        let case = TestCase {
+            seed: self.seed,
+            options,
+            program: self.program.program(),
+            l2_init_seed: self.images.l2_init_seed.0,
+            host_init_seed: self.images.host_init_seed.0,
+            weight_seed,
+            l2_patches: self
+                .images
+                .l2_patches
+                .into_iter()
+                .map(|p| (p.addr, p.words.into_iter().map(|w| w.0).collect()))
+                .collect(),
+        };
+        Ok(Repro {
+            setup: Setup {
+                config,
+                dut,
+                fault,
+                host_timing: self.host_timing,
+                rtl_coverage: false,
+            },
+            case,
+            mismatch: self.mismatch,
+            signature: self.signature,
+            shrink: self.shrink.map(|k| ShrinkRecord {
+                before: k.before,
+                after: k.after,
+                runs: k.runs,
+                exhausted: k.exhausted,
+                program: k.program.program(),
+                mismatch: k.mismatch,
+                min_asm: k.min_asm,
+            }),
+            provenance: self.provenance,
+        })
+    }
+}
+
+/// `x` of serde's "missing field `x`".
+fn missing_field_name(message: &str) -> Option<&str> {
+    message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+}
+
+impl ConfigFile {
+    /// The configuration of that name in this build, unchanged since the
+    /// file was written.
+    fn check(&self) -> Result<HwConfig, FieldError> {
+        let name = &self.name;
+        let config = config::by_name(name).ok_or_else(|| {
+            FieldError::new(
+                "config.name",
+                format!(
+                    "no configuration `{name}` in this pccx-cosim (it has: {})",
+                    config::names().join(", ")
+                ),
+            )
+        })?;
+        for (field, recorded, now) in [
+            ("config.l2_words", self.l2_words, config.l2_words),
+            ("config.fifo_depth", self.fifo_depth, config.fifo_depth),
+        ] {
+            if recorded != now {
+                return Err(FieldError::new(
+                    field,
+                    format!(
+                        "{recorded} in the file, but this pccx-cosim's `{name}` has {now}: \
+                         the configuration has changed since the repro was written"
+                    ),
+                ));
+            }
+        }
+        Ok(config)
+    }
+}
+
+impl FaultFile {
+    fn check(&self) -> Result<Fault, FieldError> {
+        let name = &self.name;
+        let fault = Fault::by_name(name).ok_or_else(|| {
+            FieldError::new(
+                "inject_fault.name",
+                format!("no fault `{name}` (known: {})", Fault::names().join(", ")),
+            )
+        })?;
+        if self.params != format!("{fault:?}") {
+            return Err(FieldError::new(
+                "inject_fault.params",
+                format!(
+                    "`{}` is not `--inject-fault {name}` ({fault:?}); \
+                     a fault with other parameters can only be replayed from code",
+                    self.params
+                ),
+            ));
+        }
+        Ok(fault)
+    }
+}
