@@ -29,27 +29,18 @@ module pccx_cvo_engine
   import pccx_cvo_pkg::*;
 #(
   parameter int L2_WORDS = 114688,
-  parameter int SW = 6,
   parameter int CORES = 2,
   parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
-  input  logic          start,
-  // Unused bits: the opcode is CVO by routing, cvo_func [59] is 0 (8-F are
-  // illegal words), body bits [2:1] are reserved, async [0] is the scheduler's.
+  // Unused bits of the word: the opcode is CVO by routing, cvo_func[3] is 0
+  // (8-F are illegal words), the flags' reserved bits, async is the scheduler's.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [63:0]   start_word,
+  input  eng_req_t      req,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  logic [31:0]   start_seq,
-  input  logic [SW-1:0] start_slot,
+  output eng_rsp_t      rsp,
   input  logic [15:0]   e_max,            // the register; sampled at the start
-  output logic          idle,
-  output logic          ret_valid,
-  output logic [31:0]   ret_seq,
-  output logic [3:0]    ret_op,
-  output logic [3:0]    ret_err,
-  output logic [SW-1:0] ret_slot,
   // L2 port (read data one cycle after rd_en)
   output logic          l2_rd_en,
   output logic [16:0]   l2_rd_addr,
@@ -73,6 +64,11 @@ module pccx_cvo_engine
 
   state_e      state;
   logic [3:0]  err;
+  logic [31:0] ret_seq;
+  slot_t       ret_slot;
+  /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started
+  cvo_body_t   s_ins;                     // (async is the scheduler's)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0]  func;
   logic        sub_emax, recip_scale, accm;
   logic [16:0] dst, vbase;     // vbase: the vector's first word (src, or src + 1 for SCALE)
@@ -92,10 +88,13 @@ module pccx_cvo_engine
   logic is_reduce;
   assign is_reduce = (func == CVO_F_REDUCE_SUM);
 
-  assign idle      = (state == S_IDLE);
-  assign ret_valid = (state == S_RETIRE);
-  assign ret_op    = OP_CVO;
-  assign ret_err   = err;
+  assign rsp.idle      = (state == S_IDLE);
+  assign rsp.ret_valid = (state == S_RETIRE);
+  assign rsp.ret_seq   = ret_seq;
+  assign rsp.ret_op    = OP_CVO;
+  assign rsp.ret_err   = err;
+  assign rsp.ret_slot  = ret_slot;
+  assign s_ins         = req.word.body.cvo;
 
   // The word being worked on and its element mask (elements < length).
   logic [13:0] widx;
@@ -129,7 +128,7 @@ module pccx_cvo_engine
   acc_t        core_acc       [CORES];
   logic        core_nan [CORES], core_pinf [CORES], core_ninf [CORES];
 
-  assign core_clear = start && (state == S_IDLE);
+  assign core_clear = req.start && (state == S_IDLE);
 
   for (genvar k = 0; k < CORES; k++) begin : g_core
     // Element c * CORES + k of the word in compute cycle c; none past the
@@ -186,22 +185,22 @@ module pccx_cvo_engine
   // destination range; none for length = 0. Called only in a start cycle.
   function automatic logic [3:0] start_error();
     logic [63:0] n, nw, src_n, dst_n;
-    n     = 64'(start_word[21:6]);
+    n     = 64'(s_ins.length);
     nw    = ceil_shift(n, 3);
-    src_n = (start_word[59:56] == CVO_SCALE) ? nw + 64'd1 : nw;
-    dst_n = (start_word[59:56] == CVO_REDUCE_SUM) ? 64'd1 : nw;
+    src_n = (s_ins.cvo_func == CVO_SCALE) ? nw + 64'd1 : nw;
+    dst_n = (s_ins.cvo_func == CVO_REDUCE_SUM) ? 64'd1 : nw;
     if (n == 64'd0) return ERR_OK;
-    if (64'(start_word[55:39]) + src_n > 64'(L2_WORDS)) return ERR_L2_RANGE;
-    if (64'(start_word[38:22]) + dst_n > 64'(L2_WORDS)) return ERR_L2_RANGE;
+    if (64'(s_ins.src_addr) + src_n > 64'(L2_WORDS)) return ERR_L2_RANGE;
+    if (64'(s_ins.dst_addr) + dst_n > 64'(L2_WORDS)) return ERR_L2_RANGE;
     return ERR_OK;
   endfunction
 
   logic        s_scale, s_reduce, s_accm;
   logic [17:0] s_vbase;
-  assign s_scale  = (start_word[58:56] == CVO_F_SCALE);
-  assign s_reduce = (start_word[58:56] == CVO_F_REDUCE_SUM);
-  assign s_accm   = start_word[3];
-  assign s_vbase  = 18'(start_word[55:39]) + (s_scale ? 18'd1 : 18'd0);
+  assign s_scale  = (s_ins.cvo_func[2:0] == CVO_F_SCALE);
+  assign s_reduce = (s_ins.cvo_func[2:0] == CVO_F_REDUCE_SUM);
+  assign s_accm   = s_ins.flags.accm;
+  assign s_vbase  = 18'(s_ins.src_addr) + (s_scale ? 18'd1 : 18'd0);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -224,26 +223,26 @@ module pccx_cvo_engine
       emax_q      <= '0;
     end else begin
       case (state)
-        S_IDLE: if (start) begin
+        S_IDLE: if (req.start) begin
           logic [3:0] e;
           e = start_error();
-          ret_seq     <= start_seq;
-          ret_slot    <= start_slot;
+          ret_seq     <= req.seq;
+          ret_slot    <= req.slot;
           err         <= e;
-          func        <= start_word[58:56];
-          sub_emax    <= start_word[5];
-          recip_scale <= start_word[4];
+          func        <= s_ins.cvo_func[2:0];
+          sub_emax    <= s_ins.flags.sub_emax;
+          recip_scale <= s_ins.flags.recip_scale;
           accm        <= s_accm;
-          src         <= start_word[55:39];
-          dst         <= start_word[38:22];
+          src         <= s_ins.src_addr;
+          dst         <= s_ins.dst_addr;
           vbase       <= s_vbase[16:0];  // past 2^17 only on a range error
-          len         <= start_word[21:6];
-          words       <= 14'((17'(start_word[21:6]) + 17'd7) >> 3);
+          len         <= s_ins.length;
+          words       <= 14'((17'(s_ins.length) + 17'd7) >> 3);
           wi          <= '0;
           cc          <= '0;
-          descending  <= 18'(start_word[38:22]) > s_vbase;
+          descending  <= 18'(s_ins.dst_addr) > s_vbase;
           emax_q      <= e_max;
-          if (e != ERR_OK || start_word[21:6] == 16'd0) state <= S_DONE;
+          if (e != ERR_OK || s_ins.length == 16'd0) state <= S_DONE;
           else if (s_scale)               state <= S_SCALAR;
           else if (s_accm && !s_reduce)   state <= S_RDDST;
           else                            state <= S_RDSRC;

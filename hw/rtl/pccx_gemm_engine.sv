@@ -26,27 +26,18 @@ module pccx_gemm_engine
   import pccx_pkg::*;
 #(
   parameter int L2_WORDS = 114688,
-  parameter int SW = 6,
   parameter int ROWS = 32,
   parameter int COLS = 32,
   parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
-  input  logic          start,
   /* verilator lint_off UNUSEDSIGNAL */  // parallel_lane and the reserved bits
-  input  logic [63:0]   start_word,       // mean nothing to the systolic array
+  input  eng_req_t      req,              // mean nothing to the systolic array
   input  shape_t        fmap,             // fmap[shape_ptr_addr]; c is ignored
   input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
-  input  logic [31:0]   start_seq,
-  input  logic [SW-1:0] start_slot,
-  output logic          idle,
-  output logic          ret_valid,
-  output logic [31:0]   ret_seq,
-  output logic [3:0]    ret_op,
-  output logic [3:0]    ret_err,
-  output logic [SW-1:0] ret_slot,
+  output eng_rsp_t      rsp,
   output logic          l2_rd_en,
   output logic [16:0]   l2_rd_addr,
   input  logic [127:0]  l2_rd_data,
@@ -70,6 +61,11 @@ module pccx_gemm_engine
 
   state_e      state;
   logic [3:0]  err;
+  logic [31:0] ret_seq;
+  slot_t       ret_slot;
+  /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started; the
+  mat_body_t   s_ins;                     // table pointers are the scheduler's
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [16:0] src, dst;
   logic [15:0] m_rows, k_len, n_cols;
   logic [LW:0] in_words;    // M * ceil(K/16) <= MAT_L1_WORDS
@@ -83,10 +79,13 @@ module pccx_gemm_engine
   logic [5:0]  sub0;        // first column of the sub-tile within the tile
   logic [IW-1:0] out_col;   // column word of the output word being issued
 
-  assign idle      = (state == S_IDLE);
-  assign ret_valid = (state == S_RETIRE);
-  assign ret_op    = OP_GEMM;
-  assign ret_err   = err;
+  assign rsp.idle      = (state == S_IDLE);
+  assign rsp.ret_valid = (state == S_RETIRE);
+  assign rsp.ret_seq   = ret_seq;
+  assign rsp.ret_op    = OP_GEMM;
+  assign rsp.ret_err   = err;
+  assign rsp.ret_slot  = ret_slot;
+  assign s_ins         = req.word.body.mat;
 
   // Rows of the current chunk and columns of the current tile.
   logic [15:0] chunk_rows, tile_cols;
@@ -199,7 +198,7 @@ module pccx_gemm_engine
 
   pccx_mat_writeback #(.ACC_WORDS(MAT_ACC_WORDS)) u_writeback (
     .clk, .rst_n,
-    .clear (start), .dest (dst), .accm, .w_scale,
+    .clear (req.start), .dest (dst), .accm, .w_scale,
     .issue, .issue_idx (IW'(cnt)), .issue_col (out_col), .issue_mask,
     .acc_idx (wb_acc_idx), .acc_word (wb_acc_word),
     .scale_idx (wb_scale_idx), .scale_word (sbuf[wb_scale_idx]),
@@ -210,12 +209,12 @@ module pccx_gemm_engine
 
   assign l2_rd_en   = (state == S_FILL) || wb_rd_en;
   assign l2_rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_rd_addr;
-  assign emax_we    = ret_valid && findemax && (err == ERR_OK);
+  assign emax_we    = rsp.ret_valid && findemax && (err == ERR_OK);
   assign emax_value = wb_emax;
 
   // ---- control ------------------------------------------------------------------------
   function automatic logic [3:0] start_error();
-    return mat_error(start_word, fmap, weight, 64'(L2_WORDS));
+    return mat_error(req.word, fmap, weight, 64'(L2_WORDS));
   endfunction
 
 
@@ -247,17 +246,17 @@ module pccx_gemm_engine
       out_col   <= '0;
     end else begin
       case (state)
-        S_IDLE: if (start) begin
-          ret_seq   <= start_seq;
-          ret_slot  <= start_slot;
+        S_IDLE: if (req.start) begin
+          ret_seq   <= req.seq;
+          ret_slot  <= req.slot;
           // The start checks are evaluated only here, in a start cycle:
           // as a continuous assignment a simulator computed them every cycle.
           err       <= start_error();
-          src       <= start_word[42:26];
-          dst       <= start_word[59:43];
-          findemax  <= start_word[25];
-          accm      <= start_word[24];
-          w_scale   <= start_word[23];
+          src       <= s_ins.src_addr;
+          dst       <= s_ins.dest_reg;
+          findemax  <= s_ins.flags.findemax;
+          accm      <= s_ins.flags.accm;
+          w_scale   <= s_ins.flags.w_scale;
           m_rows    <= fmap.a;
           k_len     <= fmap.b;
           n_cols    <= weight.b;

@@ -20,26 +20,17 @@ module pccx_gemv_engine
   import pccx_pkg::*;
 #(
   parameter int L2_WORDS = 114688,
-  parameter int SW = 6,
   parameter int LANES = 4,
   parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
-  input  logic          start,
-  /* verilator lint_off UNUSEDSIGNAL */  // the reserved bits; fmap c and
-  input  logic [63:0]   start_word,       // weight c are ignored
+  /* verilator lint_off UNUSEDSIGNAL */  // the opcode and reserved bits; fmap c
+  input  eng_req_t      req,              // and weight c are ignored
   input  shape_t        fmap,             // fmap[shape_ptr_addr]
   input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
-  input  logic [31:0]   start_seq,
-  input  logic [SW-1:0] start_slot,
-  output logic          idle,
-  output logic          ret_valid,
-  output logic [31:0]   ret_seq,
-  output logic [3:0]    ret_op,
-  output logic [3:0]    ret_err,
-  output logic [SW-1:0] ret_slot,
+  output eng_rsp_t      rsp,
   output logic          l2_rd_en,
   output logic [16:0]   l2_rd_addr,
   input  logic [127:0]  l2_rd_data,
@@ -66,6 +57,11 @@ module pccx_gemv_engine
 
   state_e      state;
   logic [3:0]  err;
+  logic [31:0] ret_seq;
+  slot_t       ret_slot;
+  /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started; the
+  mat_body_t   s_ins;                     // table pointers are the scheduler's
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [16:0] src, dst;
   logic [15:0] k_len, n_cols;
   logic [LW:0] in_words;    // ceil(K/16) <= MAT_L1_WORDS
@@ -77,10 +73,13 @@ module pccx_gemv_engine
   logic [LANE_W-1:0] next_lane;
   logic [IW-1:0] out_col;
 
-  assign idle      = (state == S_IDLE);
-  assign ret_valid = (state == S_RETIRE);
-  assign ret_op    = OP_GEMV;
-  assign ret_err   = err;
+  assign rsp.idle      = (state == S_IDLE);
+  assign rsp.ret_valid = (state == S_RETIRE);
+  assign rsp.ret_seq   = ret_seq;
+  assign rsp.ret_op    = OP_GEMV;
+  assign rsp.ret_err   = err;
+  assign rsp.ret_slot  = ret_slot;
+  assign s_ins         = req.word.body.mat;
 
   logic [127:0] l1 [MAT_L1_WORDS];
   logic [127:0] sbuf [MAT_ACC_WORDS];
@@ -121,7 +120,7 @@ module pccx_gemv_engine
   // the write of the same element.
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
-    if (state == S_IDLE && start) begin
+    if (state == S_IDLE && req.start) begin
       for (int l = 0; l < LANES; l++) begin
         lane_left[l] = 3'd0;
         for (int j = 0; j < 32; j++) lane_sum[l][j] = 32'sd0;
@@ -182,7 +181,7 @@ module pccx_gemv_engine
 
   pccx_mat_writeback #(.ACC_WORDS(MAT_ACC_WORDS)) u_writeback (
     .clk, .rst_n,
-    .clear (start), .dest (dst), .accm, .w_scale,
+    .clear (req.start), .dest (dst), .accm, .w_scale,
     .issue, .issue_idx (IW'(cnt)), .issue_col (out_col), .issue_mask,
     .acc_idx (wb_acc_idx), .acc_word (wb_acc_word),
     .scale_idx (wb_scale_idx), .scale_word (sbuf[wb_scale_idx]),
@@ -193,16 +192,16 @@ module pccx_gemv_engine
 
   assign l2_rd_en   = (state == S_FILL) || wb_rd_en;
   assign l2_rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_rd_addr;
-  assign emax_we    = ret_valid && findemax && (err == ERR_OK);
+  assign emax_we    = rsp.ret_valid && findemax && (err == ERR_OK);
   assign emax_value = wb_emax;
 
   // ---- control ------------------------------------------------------------------------
   function automatic logic [3:0] start_error();
-    return mat_error(start_word, fmap, weight, 64'(L2_WORDS));
+    return mat_error(req.word, fmap, weight, 64'(L2_WORDS));
   endfunction
 
   logic [4:0] s_lanes;
-  assign s_lanes = start_word[7:3];
+  assign s_lanes = s_ins.parallel_lane;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -226,17 +225,17 @@ module pccx_gemv_engine
       out_col   <= '0;
     end else begin
       case (state)
-        S_IDLE: if (start) begin
-          ret_seq   <= start_seq;
-          ret_slot  <= start_slot;
+        S_IDLE: if (req.start) begin
+          ret_seq   <= req.seq;
+          ret_slot  <= req.slot;
           // The start checks are evaluated only here, in a start cycle:
           // as a continuous assignment a simulator computed them every cycle.
           err       <= start_error();
-          src       <= start_word[42:26];
-          dst       <= start_word[59:43];
-          findemax  <= start_word[25];
-          accm      <= start_word[24];
-          w_scale   <= start_word[23];
+          src       <= s_ins.src_addr;
+          dst       <= s_ins.dest_reg;
+          findemax  <= s_ins.flags.findemax;
+          accm      <= s_ins.flags.accm;
+          w_scale   <= s_ins.flags.w_scale;
           k_len     <= fmap.b;
           n_cols    <= weight.b;
           in_words  <= (LW + 1)'((17'(fmap.b) + 17'd15) >> 4);

@@ -17,24 +17,15 @@ module pccx_mem_engine
   import pccx_pkg::*;
 #(
   parameter int L2_WORDS = 114688,
-  parameter int SW = 6,
   parameter bit EXTRA_CYCLE = 1'b0
 ) (
   input  logic          clk,
   input  logic          rst_n,
-  input  logic          start,
-  /* verilator lint_off UNUSEDSIGNAL */  // opcode is MEMCPY by routing; aux_addr
-  input  logic [63:0]   start_word,       // is ignored; async is the scheduler's
+  /* verilator lint_off UNUSEDSIGNAL */  // the opcode is MEMCPY by routing
+  input  eng_req_t      req,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  logic [31:0]   start_seq,
-  input  logic [SW-1:0] start_slot,
+  output eng_rsp_t      rsp,
   input  shape_t        fmap,             // fmap[shape_ptr_addr]
-  output logic          idle,
-  output logic          ret_valid,
-  output logic [31:0]   ret_seq,
-  output logic [3:0]    ret_op,
-  output logic [3:0]    ret_err,
-  output logic [SW-1:0] ret_slot,
   // L2 port
   output logic          l2_rd_en,
   output logic [16:0]   l2_rd_addr,
@@ -61,6 +52,11 @@ module pccx_mem_engine
   localparam state_e S_DONE = EXTRA_CYCLE ? S_SKEW : S_RETIRE;
 
   state_e      state;
+  logic [31:0] ret_seq;
+  slot_t       ret_slot;
+  /* verilator lint_off UNUSEDSIGNAL */  // aux_addr is ignored, shape_ptr_addr
+  memcpy_body_t s_ins;                    // and async are the scheduler's
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [16:0] src, dst;
   logic [17:0] len;        // <= 2^17 once the range checks passed
   logic [17:0] n_req;      // requests accepted / words read
@@ -72,10 +68,13 @@ module pccx_mem_engine
   logic [16:0] wbuf_addr;
   logic [127:0] wbuf_data;
 
-  assign idle      = (state == S_IDLE);
-  assign ret_valid = (state == S_RETIRE);
-  assign ret_op    = OP_MEMCPY;
-  assign ret_err   = err;
+  assign rsp.idle      = (state == S_IDLE);
+  assign rsp.ret_valid = (state == S_RETIRE);
+  assign rsp.ret_seq   = ret_seq;
+  assign rsp.ret_op    = OP_MEMCPY;
+  assign rsp.ret_err   = err;
+  assign rsp.ret_slot  = ret_slot;
+  assign s_ins         = req.word.body.memcpy;
 
   // Index of the word being moved in the L2 -> L2 copy.
   logic [16:0] l2l_index;
@@ -106,11 +105,11 @@ module pccx_mem_engine
   logic        s_from_host, s_to_host;
   logic [3:0]  s_err;
   always_comb begin
-    s_from_host = start_word[59];
-    s_to_host   = start_word[58];
+    s_from_host = s_ins.from_device;
+    s_to_host   = s_ins.to_device;
     s_len       = memcpy_words(fmap);
-    s_src_end   = 64'(start_word[40:24]) + s_len;
-    s_dst_end   = 64'(start_word[57:41]) + s_len;
+    s_src_end   = 64'(s_ins.src_addr) + s_len;
+    s_dst_end   = 64'(s_ins.dest_addr) + s_len;
     s_err       = ERR_OK;
     if (s_len != 64'd0) begin
       if (s_src_end > (s_from_host ? 64'(HOST_WORDS) : 64'(L2_WORDS)))
@@ -138,15 +137,15 @@ module pccx_mem_engine
     end else begin
       wbuf_valid <= 1'b0;
       case (state)
-        S_IDLE: if (start) begin
-          ret_seq    <= start_seq;
-          ret_slot   <= start_slot;
-          src        <= start_word[40:24];
-          dst        <= start_word[57:41];
+        S_IDLE: if (req.start) begin
+          ret_seq    <= req.seq;
+          ret_slot   <= req.slot;
+          src        <= s_ins.src_addr;
+          dst        <= s_ins.dest_addr;
           len        <= s_len[17:0];
           n_req      <= '0;
           n_rsp      <= '0;
-          descending <= start_word[57:41] > start_word[40:24];
+          descending <= s_ins.dest_addr > s_ins.src_addr;
           err        <= s_err;
           if (s_err != ERR_OK || s_len == 64'd0) state <= S_DONE;
           else if (s_from_host)                  state <= S_H2L;

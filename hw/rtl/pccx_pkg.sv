@@ -1,7 +1,7 @@
-// pccx_pkg: ISA field positions, error codes, engine numbering and the
-// footprint of an instruction (docs/semantics.md sections 2, 3 and 8).
-// Everything here is a pure function of an instruction word and the
-// shape-table entries it names, shared by the scheduler and the engines.
+// pccx_pkg: ISA field positions, error codes, engine numbering, the engine
+// handshake and the footprint of an instruction (docs/semantics.md sections
+// 2, 3 and 8). Everything here is a pure function of an instruction word and
+// the shape-table entries it names, shared by the scheduler and the engines.
 package pccx_pkg;
 
   localparam int unsigned HOST_WORDS = 1 << 17;
@@ -54,6 +54,114 @@ package pccx_pkg;
   localparam logic [3:0] CVO_REDUCE_SUM = 4'h5;
   localparam logic [3:0] CVO_SCALE      = 4'h6;
 
+  // ---- instruction formats ------------------------------------------------
+  // The bit position of every field (docs/semantics.md section 2), the SV
+  // twin of golden/src/isa/layout.rs. A packed struct lists its members from
+  // the most significant bit down; each member's comment gives its bits in
+  // the 64-bit word. tests/isa_layout_sv.rs parses these typedefs and checks
+  // every position and width (and these comments) against layout.rs, so the
+  // two cannot drift apart. Nothing else in hw/rtl slices a word by hand:
+  // code names the field (`w.body.memcpy.src_addr`).
+  //
+  // Multi-bit fields have named types: they say what the field holds.
+  typedef logic [3:0]  opcode_t;
+  typedef logic [16:0] word_addr_t;  // an L2 or host word address
+  typedef logic [5:0]  tbl_index_t;  // an index into one shape table
+  typedef logic [15:0] u16_t;        // a 16-bit count or value
+
+  // GEMV and GEMM share one body.
+  typedef struct packed {
+    logic       findemax;            // [25]
+    logic       accm;                // [24]
+    logic       w_scale;             // [23]
+    logic [2:0] reserved;            // [22:20]
+  } mat_flags_t;
+
+  typedef struct packed {
+    word_addr_t dest_reg;            // [59:43]
+    word_addr_t src_addr;            // [42:26]
+    mat_flags_t flags;               // [25:20]
+    tbl_index_t size_ptr_addr;       // [19:14]
+    tbl_index_t shape_ptr_addr;      // [13:8]
+    logic [4:0] parallel_lane;       // [7:3]
+    logic [2:0] reserved;            // [2:0]
+  } mat_body_t;
+
+  typedef struct packed {
+    logic       from_device;         // [59] 1 = FROM_HOST
+    logic       to_device;           // [58] 1 = TO_HOST
+    word_addr_t dest_addr;           // [57:41]
+    word_addr_t src_addr;            // [40:24]
+    word_addr_t aux_addr;            // [23:7]
+    tbl_index_t shape_ptr_addr;      // [6:1]
+    logic       async;               // [0]
+  } memcpy_body_t;
+
+  typedef struct packed {
+    logic [1:0] dest_cache;          // [59:58] 0 fmap, 1 weight, 2-3 illegal
+    tbl_index_t dest_addr;           // [57:52]
+    u16_t       a_value;             // [51:36]
+    u16_t       b_value;             // [35:20]
+    u16_t       c_value;             // [19:4]
+    logic [3:0] reserved;            // [3:0]
+  } memset_body_t;
+
+  // The seed numbers these flags one bit higher, in body bits
+  // (docs/semantics.md section 2); the word bits are the same.
+  typedef struct packed {
+    logic       sub_emax;            // [5]
+    logic       recip_scale;         // [4]
+    logic       accm;                // [3]
+    logic [1:0] reserved;            // [2:1]
+  } cvo_flags_t;
+
+  typedef struct packed {
+    logic [3:0] cvo_func;            // [59:56] 8-F illegal
+    word_addr_t src_addr;            // [55:39]
+    word_addr_t dst_addr;            // [38:22]
+    u16_t       length;              // [21:6]
+    cvo_flags_t flags;               // [5:1]
+    logic       async;               // [0]
+  } cvo_body_t;
+
+  // Every body is 60 bits; `raw` is the body of an illegal opcode.
+  typedef union packed {
+    logic [59:0]  raw;               // [59:0]
+    mat_body_t    mat;               // [59:0] GEMV, GEMM
+    memcpy_body_t memcpy;            // [59:0]
+    memset_body_t memset;            // [59:0]
+    cvo_body_t    cvo;               // [59:0]
+  } body_t;
+
+  typedef struct packed {
+    opcode_t opcode;                 // [63:60]
+    body_t   body;                   // [59:0]
+  } instr_t;
+
+  // ---- the engine handshake -----------------------------------------------
+  // Every engine has the same two ports to the scheduler: a request (start
+  // the instruction at its FIFO head) and a response (idle, and the retire
+  // port). Slot numbers are carried in SLOT_W bits whatever the slot count;
+  // the scheduler checks that its slots fit.
+  localparam int SLOT_W = 8;
+  typedef logic [SLOT_W-1:0] slot_t;
+
+  typedef struct packed {
+    logic        start;  // one cycle, only while the engine is idle
+    instr_t      word;   // the instruction; meaningful with start
+    logic [31:0] seq;    // its sequence number
+    slot_t       slot;   // its scheduler slot, handed back at the retire
+  } eng_req_t;
+
+  typedef struct packed {
+    logic        idle;       // can start an instruction in this cycle
+    logic        ret_valid;  // the retire cycle: the final writes commit at this edge
+    logic [31:0] ret_seq;    // the running instruction's; tags its writes too
+    logic [3:0]  ret_op;
+    logic [3:0]  ret_err;
+    slot_t       ret_slot;
+  } eng_rsp_t;
+
   typedef struct packed {
     logic [15:0] a;
     logic [15:0] b;
@@ -91,23 +199,30 @@ package pccx_pkg;
   /* verilator lint_off UNUSEDSIGNAL */
 
   // ---- field accessors ----------------------------------------------------
-  // shape_ptr_addr: MEMCPY [6:1], GEMV/GEMM [13:8].
-  function automatic logic [5:0] shape_ptr_of(logic [63:0] w);
-    return (w[63:60] == OP_MEMCPY) ? w[6:1] : w[13:8];
+  // shape_ptr_addr of MEMCPY or GEMV/GEMM.
+  function automatic logic [5:0] shape_ptr_of(instr_t w);
+    return (w.opcode == OP_MEMCPY) ? w.body.memcpy.shape_ptr_addr : w.body.mat.shape_ptr_addr;
   endfunction
 
-  // size_ptr_addr of GEMV/GEMM [19:14].
-  function automatic logic [5:0] size_ptr_of(logic [63:0] w);
-    return w[19:14];
+  // size_ptr_addr of GEMV/GEMM.
+  function automatic logic [5:0] size_ptr_of(instr_t w);
+    return w.body.mat.size_ptr_addr;
+  endfunction
+
+  // The table entry a MEMSET writes: {dest_cache[0], dest_addr} (dest_cache
+  // 2 and 3 are illegal words).
+  function automatic entry_id_t memset_entry(instr_t w);
+    return {w.body.memset.dest_cache[0], w.body.memset.dest_addr};
   endfunction
 
   // Decode-time error of a word (docs/semantics.md section 2, in priority
   // order); ERR_OK for a legal word.
-  function automatic logic [3:0] decode_error(logic [63:0] w);
-    if (w[63:60] > OP_CVO) return ERR_ILLEGAL_OPCODE;
-    if (w[63:60] == OP_CVO && w[59]) return ERR_ILLEGAL_FUNC;
-    if (w[63:60] == OP_MEMSET && w[59]) return ERR_ILLEGAL_DEST_CACHE;
-    if (w[63:60] == OP_MEMCPY && w[59] && w[58]) return ERR_ILLEGAL_DIRECTION;
+  function automatic logic [3:0] decode_error(instr_t w);
+    if (w.opcode > OP_CVO) return ERR_ILLEGAL_OPCODE;
+    if (w.opcode == OP_CVO && w.body.cvo.cvo_func[3]) return ERR_ILLEGAL_FUNC;
+    if (w.opcode == OP_MEMSET && w.body.memset.dest_cache[1]) return ERR_ILLEGAL_DEST_CACHE;
+    if (w.opcode == OP_MEMCPY && w.body.memcpy.from_device && w.body.memcpy.to_device)
+      return ERR_ILLEGAL_DIRECTION;
     return ERR_OK;
   endfunction
 
@@ -138,47 +253,53 @@ package pccx_pkg;
 
   // The footprint of a legal word (docs/semantics.md section 8). `fm` is
   // fmap[shape_ptr_of(w)], `wt` is weight[size_ptr_of(w)].
-  function automatic footprint_t footprint(logic [63:0] w, shape_t fm, shape_t wt);
+  function automatic footprint_t footprint(instr_t w, shape_t fm, shape_t wt);
     footprint_t f;
     logic [63:0] len;
     logic [63:0] m_rows;
+    mat_body_t    mb;
+    memcpy_body_t cb;
+    cvo_body_t    vb;
+    mb = w.body.mat;
+    cb = w.body.memcpy;
+    vb = w.body.cvo;
     f = '0;
-    case (w[63:60])
+    case (w.opcode)
       OP_MEMSET: begin
         f.tbl_wr_en = 1'b1;
-        f.tbl_wr    = {w[58], w[57:52]};
+        f.tbl_wr    = memset_entry(w);
       end
       OP_MEMCPY: begin
         len          = memcpy_words(fm);
         f.tbl_rd0_en = 1'b1;
-        f.tbl_rd0    = {1'b0, w[6:1]};
-        f.barrier    = !w[0];
-        // from_device [59] = FROM_HOST, to_device [58] = TO_HOST.
-        if (w[59]) f.host_rd = make_range(64'(w[40:24]), len);
-        else       f.l2_rd   = make_range(64'(w[40:24]), len);
-        if (w[58]) f.host_wr = make_range(64'(w[57:41]), len);
-        else       f.l2_wr   = make_range(64'(w[57:41]), len);
+        f.tbl_rd0    = {1'b0, cb.shape_ptr_addr};
+        f.barrier    = !cb.async;
+        // from_device = FROM_HOST, to_device = TO_HOST.
+        if (cb.from_device) f.host_rd = make_range(64'(cb.src_addr), len);
+        else                f.l2_rd   = make_range(64'(cb.src_addr), len);
+        if (cb.to_device) f.host_wr = make_range(64'(cb.dest_addr), len);
+        else              f.l2_wr   = make_range(64'(cb.dest_addr), len);
       end
       OP_GEMV, OP_GEMM: begin
         m_rows       = 64'(fm.a);
         f.tbl_rd0_en = 1'b1;
-        f.tbl_rd0    = {1'b0, w[13:8]};
+        f.tbl_rd0    = {1'b0, mb.shape_ptr_addr};
         f.tbl_rd1_en = 1'b1;
-        f.tbl_rd1    = {1'b1, w[19:14]};
-        f.l2_rd      = make_range(64'(w[42:26]), m_rows * ceil_shift(64'(fm.b), 4));
-        f.l2_wr      = make_range(64'(w[59:43]), m_rows * ceil_shift(64'(wt.b), 3));
-        f.emax_wr    = w[25];
+        f.tbl_rd1    = {1'b1, mb.size_ptr_addr};
+        f.l2_rd      = make_range(64'(mb.src_addr), m_rows * ceil_shift(64'(fm.b), 4));
+        f.l2_wr      = make_range(64'(mb.dest_reg), m_rows * ceil_shift(64'(wt.b), 3));
+        f.emax_wr    = mb.flags.findemax;
       end
       OP_CVO: begin
-        len       = ceil_shift(64'(w[21:6]), 3);
-        f.barrier = !w[0];
-        f.emax_rd = w[5];
-        if (w[59:56] == CVO_SCALE) f.l2_rd = make_range(64'(w[55:39]), len + 64'd1);
-        else                       f.l2_rd = make_range(64'(w[55:39]), len);
-        if (w[59:56] == CVO_REDUCE_SUM)
-          f.l2_wr = make_range(64'(w[38:22]), (w[21:6] != 16'd0) ? 64'd1 : 64'd0);
+        len       = ceil_shift(64'(vb.length), 3);
+        f.barrier = !vb.async;
+        f.emax_rd = vb.flags.sub_emax;
+        if (vb.cvo_func == CVO_SCALE) f.l2_rd = make_range(64'(vb.src_addr), len + 64'd1);
+        else                          f.l2_rd = make_range(64'(vb.src_addr), len);
+        if (vb.cvo_func == CVO_REDUCE_SUM)
+          f.l2_wr = make_range(64'(vb.dst_addr), (vb.length != 16'd0) ? 64'd1 : 64'd0);
         else
-          f.l2_wr = make_range(64'(w[38:22]), len);
+          f.l2_wr = make_range(64'(vb.dst_addr), len);
       end
       default: ;
     endcase
@@ -214,7 +335,7 @@ package pccx_pkg;
   // The start-time error of a GEMV/GEMM (docs/semantics.md section 3):
   // SHAPE first (zero dimension, K mismatch, GEMV with M != 1, over a
   // limit), then the L2 range of the source and of the destination.
-  function automatic logic [3:0] mat_error(logic [63:0] w, shape_t fm, shape_t wt,
+  function automatic logic [3:0] mat_error(instr_t w, shape_t fm, shape_t wt,
                                            logic [63:0] l2_words);
     logic [63:0] m, k, n, in_words, out_words;
     m = 64'(fm.a);
@@ -223,10 +344,10 @@ package pccx_pkg;
     in_words  = m * ceil_shift(k, 4);
     out_words = m * ceil_shift(n, 3);
     if (m == 0 || k == 0 || n == 0 || fm.b != wt.a) return ERR_SHAPE;
-    if (w[63:60] == OP_GEMV && m != 64'd1) return ERR_SHAPE;
+    if (w.opcode == OP_GEMV && m != 64'd1) return ERR_SHAPE;
     if (in_words > 64'(MAT_L1_WORDS) || out_words > 64'(MAT_ACC_WORDS)) return ERR_SHAPE;
-    if (64'(w[42:26]) + in_words > l2_words) return ERR_L2_RANGE;
-    if (64'(w[59:43]) + out_words > l2_words) return ERR_L2_RANGE;
+    if (64'(w.body.mat.src_addr) + in_words > l2_words) return ERR_L2_RANGE;
+    if (64'(w.body.mat.dest_reg) + out_words > l2_words) return ERR_L2_RANGE;
     return ERR_OK;
   endfunction
 

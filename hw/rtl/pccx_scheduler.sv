@@ -33,7 +33,7 @@ module pccx_scheduler
   input  logic          rst_n,
   // latch request from the AXI-Lite slave
   input  logic          lat_valid,
-  input  logic [63:0]   lat_word,
+  input  instr_t        lat_word,
   output logic          lat_ready,
   output logic          lat_fire,
   output logic [31:0]   lat_seq,      // sequence number given to the latched word
@@ -47,20 +47,23 @@ module pccx_scheduler
   input  shape_t        bd_wr_value,
   output shape_t        eng_fmap   [NUM_ENGINES],  // fmap[shape_ptr_addr]
   output shape_t        eng_weight [NUM_ENGINES],  // weight[size_ptr_addr]
-  // engines
-  input  logic [NUM_ENGINES-1:0] eng_idle,
-  output logic [NUM_ENGINES-1:0] eng_start,
-  output logic [63:0]   eng_word [NUM_ENGINES],
-  output logic [31:0]   eng_seq  [NUM_ENGINES],
-  output logic [SW-1:0] eng_slot [NUM_ENGINES],
-  input  logic [NUM_ENGINES-1:0] eng_ret_valid,
-  input  logic [SW-1:0] eng_ret_slot [NUM_ENGINES],
+  // engines (the handshake of pccx_pkg). Of a response the scheduler reads
+  // idle, ret_valid and ret_slot; the rest goes to the status register.
+  output eng_req_t      eng_req [NUM_ENGINES],
+  input  eng_rsp_t      eng_rsp [NUM_ENGINES],
   // the decoder's own retire port (illegal encodings)
   output logic          dec_ret_valid,
   output logic [31:0]   dec_ret_seq,
   output logic [3:0]    dec_ret_op,
   output logic [3:0]    dec_ret_err
 );
+  // The handshake carries slot numbers in pccx_pkg::SLOT_W bits: a
+  // FIFO_DEPTH with more slots than that is refused at elaboration.
+  if (SW > SLOT_W) begin : g_slots_fit
+    $error("pccx_scheduler: %0d slots need %0d bits, the handshake has SLOT_W = %0d",
+           NSLOT, SW, SLOT_W);
+  end
+
   shape_t fmap   [64] /*verilator public_flat_rd*/;
   shape_t weight [64] /*verilator public_flat_rd*/;
 
@@ -83,19 +86,19 @@ module pccx_scheduler
   // engines' ports are tied off so that no lookup runs for them.
   for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_entries
     if (e == ENG_MEM || e == ENG_GEMV || e == ENG_GEMM) begin : g_fmap
-      assign eng_fmap[e] = fmap[shape_ptr_of(eng_word[e])];
+      assign eng_fmap[e] = fmap[shape_ptr_of(eng_req[e].word)];
     end else begin : g_no_fmap
       assign eng_fmap[e] = '0;
     end
     if (e == ENG_GEMV || e == ENG_GEMM) begin : g_weight
-      assign eng_weight[e] = weight[size_ptr_of(eng_word[e])];
+      assign eng_weight[e] = weight[size_ptr_of(eng_req[e].word)];
     end else begin : g_no_weight
       assign eng_weight[e] = '0;
     end
   end
 
   logic [NSLOT-1:0] slot_valid;
-  logic [63:0]      slot_word [NSLOT];
+  instr_t           slot_word [NSLOT];
   logic [31:0]      slot_seq  [NSLOT];
   typedef logic [NSLOT-1:0] dep_rows_t [NSLOT];
   dep_rows_t        dep;                  // dep[i][j]: slot i waits for slot j
@@ -108,9 +111,10 @@ module pccx_scheduler
   logic [2:0] lat_engine;
   assign lat_err    = decode_error(lat_word);
   assign lat_legal  = (lat_err == ERR_OK);
-  assign lat_engine = lat_word[62:60];  // legal opcodes are 0..4 = engine ids
+  assign lat_engine = lat_word.opcode[2:0];  // legal opcodes are 0..4 = engine ids
 
   // ---- FIFOs ----------------------------------------------------------------
+  logic [NUM_ENGINES-1:0] eng_start;
   logic [NUM_ENGINES-1:0] fifo_empty, fifo_full;
   logic [SW-1:0]          fifo_head [NUM_ENGINES];
   logic [SW-1:0]          free_slot;  // lowest_free(slot_valid), registered
@@ -130,10 +134,9 @@ module pccx_scheduler
       .empty     (fifo_empty[e]),
       .full      (fifo_full[e])
     );
-    assign eng_start[e] = !fifo_empty[e] && eng_idle[e] && (dep[fifo_head[e]] == '0);
-    assign eng_word[e]  = slot_word[fifo_head[e]];
-    assign eng_seq[e]   = slot_seq[fifo_head[e]];
-    assign eng_slot[e]  = fifo_head[e];
+    assign eng_start[e] = !fifo_empty[e] && eng_rsp[e].idle && (dep[fifo_head[e]] == '0);
+    assign eng_req[e]   = '{start: eng_start[e], word: slot_word[fifo_head[e]],
+                            seq: slot_seq[fifo_head[e]], slot: slot_t'(fifo_head[e])};
   end
 
   // The lowest-numbered free slot, kept in a register that is recomputed only
@@ -150,7 +153,7 @@ module pccx_scheduler
   always_comb begin
     retiring = '0;
     for (int e = 0; e < NUM_ENGINES; e++)
-      if (eng_ret_valid[e]) retiring[eng_ret_slot[e]] = 1'b1;
+      if (eng_rsp[e].ret_valid) retiring[SW'(eng_rsp[e].ret_slot)] = 1'b1;
   end
 
   // ---- footprints -------------------------------------------------------------
@@ -158,12 +161,12 @@ module pccx_scheduler
   // pure function that Verilator keeps out of line (no_inline_task): inlined,
   // its wide temporaries (footprints are 543 bits) were zeroed on every
   // simulated cycle, latch or not.
-  typedef logic [63:0] slot_words_t [NSLOT];
+  typedef instr_t      slot_words_t [NSLOT];
   typedef logic [31:0] slot_seqs_t  [NSLOT];
   typedef shape_t      table_t      [64];
 
   function automatic logic [NSLOT-1:0] dependency_row(
-      logic [63:0] new_word, logic [NSLOT-1:0] valid, logic [NSLOT-1:0] retiring_now,
+      instr_t new_word, logic [NSLOT-1:0] valid, logic [NSLOT-1:0] retiring_now,
       slot_words_t words, slot_seqs_t seqs,
       table_t fm, table_t wt);
     /*verilator no_inline_task*/
@@ -177,18 +180,18 @@ module pccx_scheduler
     // entry it reads; the word being latched is younger than all.
     new_unresolved = 1'b0;
     for (int j = 0; j < NSLOT; j++)
-      if (valid[j] && words[j][63:60] == OP_MEMSET
-          && ((nf.tbl_rd0_en && {words[j][58], words[j][57:52]} == nf.tbl_rd0)
-           || (nf.tbl_rd1_en && {words[j][58], words[j][57:52]} == nf.tbl_rd1)))
+      if (valid[j] && words[j].opcode == OP_MEMSET
+          && ((nf.tbl_rd0_en && memset_entry(words[j]) == nf.tbl_rd0)
+           || (nf.tbl_rd1_en && memset_entry(words[j]) == nf.tbl_rd1)))
         new_unresolved = 1'b1;
     for (int i = 0; i < NSLOT; i++) begin
       if (valid[i] && !retiring_now[i]) begin
         of = footprint(words[i], fm[shape_ptr_of(words[i])], wt[size_ptr_of(words[i])]);
         old_unresolved = 1'b0;
         for (int j = 0; j < NSLOT; j++)
-          if (valid[j] && seq_older(seqs[j], seqs[i]) && words[j][63:60] == OP_MEMSET
-              && ((of.tbl_rd0_en && {words[j][58], words[j][57:52]} == of.tbl_rd0)
-               || (of.tbl_rd1_en && {words[j][58], words[j][57:52]} == of.tbl_rd1)))
+          if (valid[j] && seq_older(seqs[j], seqs[i]) && words[j].opcode == OP_MEMSET
+              && ((of.tbl_rd0_en && memset_entry(words[j]) == of.tbl_rd0)
+               || (of.tbl_rd1_en && memset_entry(words[j]) == of.tbl_rd1)))
             old_unresolved = 1'b1;
         if (nf.barrier || of.barrier || new_unresolved || old_unresolved
             || footprints_conflict(of, nf))
@@ -243,7 +246,7 @@ module pccx_scheduler
           dec_ret_valid <= !DECODER_EXTRA_CYCLE;
           dec_ret_late  <= DECODER_EXTRA_CYCLE;
           dec_ret_seq   <= next_seq;
-          dec_ret_op    <= lat_word[63:60];
+          dec_ret_op    <= lat_word.opcode;
           dec_ret_err   <= lat_err;
         end
       end

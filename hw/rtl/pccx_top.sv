@@ -20,9 +20,7 @@ module pccx_top
   parameter int ARRAY_COLS = 32,
   parameter int VEC_LANES = 4,
   // The CVO engine's uCVO cores (docs/cvo.md section 4). Timing only.
-  parameter int CVO_CORES = 2,
-  localparam int NSLOT = NUM_ENGINES * FIFO_DEPTH + NUM_ENGINES,
-  localparam int SW = $clog2(NSLOT)
+  parameter int CVO_CORES = 2
 ) (
   input  logic         clk,
   input  logic         rst_n,
@@ -108,11 +106,8 @@ module pccx_top
   logic      tbl_wr_en;
   entry_id_t tbl_wr_entry;
   shape_t    tbl_wr_value;
-  logic [NUM_ENGINES-1:0] eng_idle, eng_start, eng_ret_valid;
-  logic [63:0]   eng_word [NUM_ENGINES];
-  logic [31:0]   eng_seq  [NUM_ENGINES];
-  logic [SW-1:0] eng_slot [NUM_ENGINES];
-  logic [SW-1:0] eng_ret_slot [NUM_ENGINES];
+  eng_req_t      eng_req [NUM_ENGINES];  // the engine handshake (pccx_pkg)
+  eng_rsp_t      eng_rsp [NUM_ENGINES];
   logic [31:0]   ret_seq [NUM_RETIRE];
   logic [3:0]    ret_op  [NUM_RETIRE];
   logic [3:0]    ret_err [NUM_RETIRE];
@@ -124,8 +119,7 @@ module pccx_top
     .tbl_wr_en, .tbl_wr_entry, .tbl_wr_value,
     .bd_wr_en (bd_tbl_we), .bd_wr_entry (bd_tbl_entry), .bd_wr_value (bd_tbl_value),
     .eng_fmap, .eng_weight,
-    .eng_idle, .eng_start, .eng_word, .eng_seq, .eng_slot,
-    .eng_ret_valid, .eng_ret_slot,
+    .eng_req, .eng_rsp,
     .dec_ret_valid (ret_valid[RET_DECODER]),
     .dec_ret_seq   (ret_seq[RET_DECODER]),
     .dec_ret_op    (ret_op[RET_DECODER]),
@@ -138,7 +132,13 @@ module pccx_top
     .status (status_o), .retired_count
   );
 
-  assign eng_ret_valid = ret_valid[NUM_ENGINES-1:0];
+  // The retire ports: the five engines', then the decoder's (above).
+  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_retire
+    assign ret_valid[e] = eng_rsp[e].ret_valid;
+    assign ret_seq[e]   = eng_rsp[e].ret_seq;
+    assign ret_op[e]    = eng_rsp[e].ret_op;
+    assign ret_err[e]   = eng_rsp[e].ret_err;
+  end
 
   // ---- state --------------------------------------------------------------------
   // e_max: written by GEMV/GEMM findemax in their retire cycle (the conflict
@@ -173,14 +173,10 @@ module pccx_top
   );
 
   // ---- engines ------------------------------------------------------------------
-  pccx_mem_engine #(.L2_WORDS(L2_WORDS), .SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
+  pccx_mem_engine #(.L2_WORDS(L2_WORDS), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
     .clk, .rst_n,
-    .start (eng_start[ENG_MEM]), .start_word (eng_word[ENG_MEM]),
-    .start_seq (eng_seq[ENG_MEM]), .start_slot (eng_slot[ENG_MEM]),
+    .req (eng_req[ENG_MEM]), .rsp (eng_rsp[ENG_MEM]),
     .fmap (eng_fmap[ENG_MEM]),
-    .idle (eng_idle[ENG_MEM]), .ret_valid (ret_valid[ENG_MEM]),
-    .ret_seq (ret_seq[ENG_MEM]), .ret_op (ret_op[ENG_MEM]), .ret_err (ret_err[ENG_MEM]),
-    .ret_slot (eng_ret_slot[ENG_MEM]),
     .l2_rd_en (l2_rd_en[L2P_MEM]), .l2_rd_addr (l2_rd_addr[L2P_MEM]),
     .l2_rd_data (l2_rd_data[L2P_MEM]),
     .l2_wr_en (l2_wr_en[L2P_MEM]), .l2_wr_addr (l2_wr_addr[L2P_MEM]),
@@ -190,28 +186,20 @@ module pccx_top
   );
   assign acp_req_seq = ret_seq[ENG_MEM];
 
-  pccx_memset_engine #(.SW(SW), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEMSET])) u_memset (
+  pccx_memset_engine #(.EXTRA_CYCLE(TIMING_SKEW[ENG_MEMSET])) u_memset (
     .clk, .rst_n,
-    .start (eng_start[ENG_MEMSET]), .start_word (eng_word[ENG_MEMSET]),
-    .start_seq (eng_seq[ENG_MEMSET]), .start_slot (eng_slot[ENG_MEMSET]),
-    .idle (eng_idle[ENG_MEMSET]), .ret_valid (ret_valid[ENG_MEMSET]),
-    .ret_seq (ret_seq[ENG_MEMSET]), .ret_op (ret_op[ENG_MEMSET]), .ret_err (ret_err[ENG_MEMSET]),
-    .ret_slot (eng_ret_slot[ENG_MEMSET]),
+    .req (eng_req[ENG_MEMSET]), .rsp (eng_rsp[ENG_MEMSET]),
     .tbl_wr_en, .tbl_wr_entry, .tbl_wr_value
   );
 
   assign l2_wr_seq[L2P_MEM] = ret_seq[ENG_MEM];
 
   pccx_gemv_engine #(
-    .L2_WORDS(L2_WORDS), .SW(SW), .LANES(VEC_LANES), .EXTRA_CYCLE(TIMING_SKEW[ENG_GEMV])
+    .L2_WORDS(L2_WORDS), .LANES(VEC_LANES), .EXTRA_CYCLE(TIMING_SKEW[ENG_GEMV])
   ) u_gemv (
     .clk, .rst_n,
-    .start (eng_start[ENG_GEMV]), .start_word (eng_word[ENG_GEMV]),
-    .start_seq (eng_seq[ENG_GEMV]), .start_slot (eng_slot[ENG_GEMV]),
+    .req (eng_req[ENG_GEMV]), .rsp (eng_rsp[ENG_GEMV]),
     .fmap (eng_fmap[ENG_GEMV]), .weight (eng_weight[ENG_GEMV]),
-    .idle (eng_idle[ENG_GEMV]), .ret_valid (ret_valid[ENG_GEMV]),
-    .ret_seq (ret_seq[ENG_GEMV]), .ret_op (ret_op[ENG_GEMV]), .ret_err (ret_err[ENG_GEMV]),
-    .ret_slot (eng_ret_slot[ENG_GEMV]),
     .l2_rd_en (l2_rd_en[L2P_GEMV]), .l2_rd_addr (l2_rd_addr[L2P_GEMV]),
     .l2_rd_data (l2_rd_data[L2P_GEMV]),
     .l2_wr_en (l2_wr_en[L2P_GEMV]), .l2_wr_addr (l2_wr_addr[L2P_GEMV]),
@@ -223,16 +211,12 @@ module pccx_top
   assign l2_wr_seq[L2P_GEMV] = ret_seq[ENG_GEMV];
 
   pccx_gemm_engine #(
-    .L2_WORDS(L2_WORDS), .SW(SW), .ROWS(ARRAY_ROWS), .COLS(ARRAY_COLS),
+    .L2_WORDS(L2_WORDS), .ROWS(ARRAY_ROWS), .COLS(ARRAY_COLS),
     .EXTRA_CYCLE(TIMING_SKEW[ENG_GEMM])
   ) u_gemm (
     .clk, .rst_n,
-    .start (eng_start[ENG_GEMM]), .start_word (eng_word[ENG_GEMM]),
-    .start_seq (eng_seq[ENG_GEMM]), .start_slot (eng_slot[ENG_GEMM]),
+    .req (eng_req[ENG_GEMM]), .rsp (eng_rsp[ENG_GEMM]),
     .fmap (eng_fmap[ENG_GEMM]), .weight (eng_weight[ENG_GEMM]),
-    .idle (eng_idle[ENG_GEMM]), .ret_valid (ret_valid[ENG_GEMM]),
-    .ret_seq (ret_seq[ENG_GEMM]), .ret_op (ret_op[ENG_GEMM]), .ret_err (ret_err[ENG_GEMM]),
-    .ret_slot (eng_ret_slot[ENG_GEMM]),
     .l2_rd_en (l2_rd_en[L2P_GEMM]), .l2_rd_addr (l2_rd_addr[L2P_GEMM]),
     .l2_rd_data (l2_rd_data[L2P_GEMM]),
     .l2_wr_en (l2_wr_en[L2P_GEMM]), .l2_wr_addr (l2_wr_addr[L2P_GEMM]),
@@ -248,15 +232,11 @@ module pccx_top
 
   // CVO: CVO_CORES uCVO cores; sub_emax reads e_max (docs/cvo.md).
   pccx_cvo_engine #(
-    .L2_WORDS(L2_WORDS), .SW(SW), .CORES(CVO_CORES), .EXTRA_CYCLE(TIMING_SKEW[ENG_CVO])
+    .L2_WORDS(L2_WORDS), .CORES(CVO_CORES), .EXTRA_CYCLE(TIMING_SKEW[ENG_CVO])
   ) u_cvo (
     .clk, .rst_n,
-    .start (eng_start[ENG_CVO]), .start_word (eng_word[ENG_CVO]),
-    .start_seq (eng_seq[ENG_CVO]), .start_slot (eng_slot[ENG_CVO]),
+    .req (eng_req[ENG_CVO]), .rsp (eng_rsp[ENG_CVO]),
     .e_max,
-    .idle (eng_idle[ENG_CVO]), .ret_valid (ret_valid[ENG_CVO]),
-    .ret_seq (ret_seq[ENG_CVO]), .ret_op (ret_op[ENG_CVO]), .ret_err (ret_err[ENG_CVO]),
-    .ret_slot (eng_ret_slot[ENG_CVO]),
     .l2_rd_en (l2_rd_en[L2P_CVO]), .l2_rd_addr (l2_rd_addr[L2P_CVO]),
     .l2_rd_data (l2_rd_data[L2P_CVO]),
     .l2_wr_en (l2_wr_en[L2P_CVO]), .l2_wr_addr (l2_wr_addr[L2P_CVO]),
@@ -269,8 +249,8 @@ module pccx_top
   assign tr_latch_seq   = lat_seq;
   assign tr_latch_word  = lat_word;
   for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_start_trace
-    assign tr_start_valid[e]        = eng_start[e];
-    assign tr_start_seq[32*e +: 32] = eng_seq[e];
+    assign tr_start_valid[e]        = eng_req[e].start;
+    assign tr_start_seq[32*e +: 32] = eng_req[e].seq;
   end
   for (genvar p = 0; p < NUM_RETIRE; p++) begin : g_trace
     assign tr_ret_valid[p]        = ret_valid[p];
