@@ -468,7 +468,11 @@ fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
                 &mut print,
             );
             if let Some(path) = &args.rtl_coverage {
-                rtl_coverage_written = Some(dut.write_coverage(path));
+                let name = dut.name().to_string();
+                rtl_coverage_written = Some(match dut.sim_controls() {
+                    Some(sim) => sim.write_coverage(path),
+                    None => Err(format!("the `{name}` model has no coverage counters")),
+                });
             }
             report
         }

@@ -427,7 +427,7 @@ fn beats_past_the_cap_are_not_progress() {
 #[test]
 fn a_drain_past_its_deadline_is_a_hang() {
     use pccx_cosim::rtl::{HostTiming, RtlModel};
-    use pccx_golden::model::{ModelError, NpuModel};
+    use pccx_golden::model::{Clocked, ModelError, NpuModel};
     const PROGRAM: &str = "memset fmap[1] = (1, 512, 1)
          memset weight[2] = (512, 64, 1)
          gemv l2[100] <- l2[0], fmap=1, weight=2, lanes=0";

@@ -7,7 +7,7 @@
 use crate::exec;
 use crate::isa::{self, Decoded};
 use crate::model::{
-    reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
+    reg, AxiResp, Clocked, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
     SHAPE_ENTRIES,
 };
 use crate::state::State;
@@ -339,12 +339,14 @@ impl NpuModel for Golden {
         self.state.take_events()
     }
 
-    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
-        self.timing.as_ref().map(Timeline::status_timeline)
-    }
-
-    fn predicts_timing(&self) -> bool {
-        self.timing.is_some()
+    /// A timed golden model predicts the hardware's cycles; an untimed one
+    /// has no clock.
+    fn clock(&mut self) -> Option<&mut dyn Clocked> {
+        if self.timing.is_some() {
+            Some(self)
+        } else {
+            None
+        }
     }
 
     fn set_weight_source(&mut self, source: WeightSource) {
@@ -353,6 +355,19 @@ impl NpuModel for Golden {
 
     fn weight_beats_consumed(&mut self) -> [u64; 2] {
         self.state.beats_consumed()
+    }
+}
+
+impl Clocked for Golden {
+    fn status_timeline(&mut self) -> Vec<(u64, u32)> {
+        self.timing
+            .as_ref()
+            .map(Timeline::status_timeline)
+            .unwrap_or_default()
+    }
+
+    fn predicts_timing(&self) -> bool {
+        true
     }
 }
 

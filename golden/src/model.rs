@@ -216,6 +216,11 @@ impl std::error::Error for ModelError {}
 
 /// A pccx NPU implementation, seen from the host and the harness.
 ///
+/// The trait holds what every implementation has; what only some have is a
+/// capability reached through [`clock`](NpuModel::clock) and
+/// [`sim_controls`](NpuModel::sim_controls), so a model without it says
+/// nothing about it and a wrapper forwards one accessor, not each method.
+///
 /// Front door: [`reg_write`](NpuModel::reg_write) / [`reg_read`](NpuModel::reg_read)
 /// (AXI-Lite) and [`idle`](NpuModel::idle) (the host leaves a gap). Back door:
 /// the `*_l2`, `*_host`, shape-table and e_max accessors, which take effect at
@@ -260,11 +265,6 @@ pub trait NpuModel {
     /// Events observed since the last call, oldest first.
     fn take_events(&mut self) -> Vec<Event>;
 
-    /// Host I/O for the runs from the next reset on: `Some(seed)` stalls the
-    /// host port on a schedule drawn from `seed`, `None` gives ideal I/O.
-    /// Models without a host port ignore it.
-    fn set_io_stalls(&mut self, _seed: Option<u64>) {}
-
     /// The content of both weight streams for the runs from the next reset
     /// on (docs/numerics.md section 2.4). Reset sets the consumed counts to 0.
     fn set_weight_source(&mut self, source: WeightSource);
@@ -273,53 +273,16 @@ pub trait NpuModel {
     /// (`[matrix, vector]`).
     fn weight_beats_consumed(&mut self) -> [u64; 2];
 
-    /// The status register's value over time since reset, as (cycle, value)
-    /// at cycle 0 and at every cycle where it changed; `None` for a model
-    /// without a notion of time. A timed model's list covers every cycle it
-    /// has simulated or predicted; the last value holds from then on.
-    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
+    /// The model's clock, when it has one (a timed golden model, the RTL):
+    /// the status register over time, and waits that can hang.
+    fn clock(&mut self) -> Option<&mut dyn Clocked> {
         None
     }
 
-    /// Whether the retire cycles this model reports are a prediction of the
-    /// hardware's (a timed reference model), so that a DUT far slower than
-    /// them hangs.
-    fn predicts_timing(&self) -> bool {
-        false
-    }
-
-    /// A cycle (counted from reset) past which any wait of the model (an
-    /// issue waiting for a full FIFO, a drain) ends in a watchdog error,
-    /// even if the model still shows activity (an engine stuck in a loop
-    /// that keeps writing). `None` removes the deadline. Models without
-    /// cycles ignore it.
-    fn set_wait_deadline(&mut self, _cycle: Option<u64>) {}
-
-    /// Dumps a waveform of cycles `from..=to` (counted from the next reset)
-    /// to the FST file `path`; `Ok(())` once it is armed. Only a model with
-    /// signals has one: the default says so.
-    fn set_wave_window(
-        &mut self,
-        _path: &std::path::Path,
-        _from: u64,
-        _to: u64,
-    ) -> Result<(), String> {
-        Err(format!("the `{}` model has no waveform", self.name()))
-    }
-
-    /// Closes the waveform file; says why nothing was written, if so.
-    fn finish_wave(&mut self) -> Result<(), String> {
-        Ok(())
-    }
-
-    /// Writes the code-coverage counters gathered since the model was made
-    /// to the file `path` (Verilator's `coverage.dat` format). Only a model
-    /// built with coverage has them: the default says so.
-    fn write_coverage(&mut self, _path: &std::path::Path) -> Result<(), String> {
-        Err(format!(
-            "the `{}` model has no coverage counters",
-            self.name()
-        ))
+    /// What only a simulated design offers (host-port stalls, waveform
+    /// windows, code coverage); `None` for a model without signals.
+    fn sim_controls(&mut self) -> Option<&mut dyn SimControls> {
+        None
     }
 
     /// Issues one instruction: low word to 0x00, then high word to 0x04.
@@ -328,4 +291,46 @@ pub trait NpuModel {
         let hi = self.reg_write(reg::INSTR_HI, (word >> 32) as u32)?;
         Ok((lo, hi))
     }
+}
+
+/// What a model with a notion of time offers ([`NpuModel::clock`]).
+pub trait Clocked {
+    /// The status register's value over time since reset, as (cycle, value)
+    /// at cycle 0 and at every cycle where it changed. The list covers
+    /// every cycle the model has simulated or predicted; the last value
+    /// holds from then on.
+    fn status_timeline(&mut self) -> Vec<(u64, u32)>;
+
+    /// Whether the retire cycles this model reports are a prediction of the
+    /// hardware's (a timed reference model), so that a DUT far slower than
+    /// them hangs; `false` for an observation (the RTL).
+    fn predicts_timing(&self) -> bool;
+
+    /// A cycle (counted from reset) past which any wait of the model (an
+    /// issue waiting for a full FIFO, a drain) ends in a watchdog error,
+    /// even if the model still shows activity (an engine stuck in a loop
+    /// that keeps writing). `None` removes the deadline. A model that
+    /// cannot hang (a prediction) ignores it.
+    fn set_wait_deadline(&mut self, _cycle: Option<u64>) {}
+}
+
+/// What only a simulated design offers ([`NpuModel::sim_controls`]).
+pub trait SimControls {
+    /// Host I/O for the runs from the next reset on: `Some(seed)` stalls the
+    /// host port on a schedule drawn from `seed`, `None` gives ideal I/O.
+    /// A design without a host port ignores it.
+    fn set_io_stalls(&mut self, _seed: Option<u64>) {}
+
+    /// Dumps a waveform of cycles `from..=to` (counted from the next reset)
+    /// to the FST file `path`; `Ok(())` once it is armed.
+    fn set_wave_window(&mut self, path: &std::path::Path, from: u64, to: u64)
+        -> Result<(), String>;
+
+    /// Closes the waveform file; says why nothing was written, if so.
+    fn finish_wave(&mut self) -> Result<(), String>;
+
+    /// Writes the code-coverage counters gathered since the model was made
+    /// to the file `path` (Verilator's `coverage.dat` format), or says why
+    /// there are none (a model built without coverage).
+    fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String>;
 }

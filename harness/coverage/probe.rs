@@ -409,7 +409,7 @@ impl NpuModel for Probe {
         self.inner.weight_beats_consumed()
     }
 
-    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
-        self.inner.status_timeline()
+    fn clock(&mut self) -> Option<&mut dyn pccx_golden::model::Clocked> {
+        self.inner.clock()
     }
 }

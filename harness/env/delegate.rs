@@ -1,8 +1,9 @@
 //! `forward_to_inner!`: the `NpuModel` methods a wrapping model (the
 //! coverage probe, the fault injector) passes straight to its `inner` model.
 //! Both wrappers change what they observe (events, register traffic) and
-//! nothing about the backdoor, the I/O setup or the waits listed here, so
-//! they share one list instead of two copies that drift apart.
+//! nothing about the backdoor or the simulator's controls listed here, so
+//! they share one list instead of two copies that drift apart. (The clock
+//! each forwards itself: the fault injector can delay the status timeline.)
 
 /// Expands, inside `impl NpuModel for W`, to the methods that only call
 /// `self.inner`'s method of the same name.
@@ -73,16 +74,8 @@ macro_rules! forward_to_inner {
             self.inner.idle(cycles)
         }
 
-        fn set_io_stalls(&mut self, seed: Option<u64>) {
-            self.inner.set_io_stalls(seed)
-        }
-
-        fn predicts_timing(&self) -> bool {
-            self.inner.predicts_timing()
-        }
-
-        fn set_wait_deadline(&mut self, cycle: Option<u64>) {
-            self.inner.set_wait_deadline(cycle)
+        fn sim_controls(&mut self) -> Option<&mut dyn pccx_golden::model::SimControls> {
+            self.inner.sim_controls()
         }
 
         fn set_weight_source(&mut self, source: pccx_golden::streams::WeightSource) {

@@ -8,7 +8,9 @@
 //! a check that no fault can trip is a check that may be dead.
 
 use pccx_golden::isa::{self, Decoded, Instr};
-use pccx_golden::model::{reg, AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word};
+use pccx_golden::model::{
+    reg, AxiResp, Clocked, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
+};
 use std::collections::BTreeSet;
 
 /// One deliberate defect. `nth` counts events of the named type from 0,
@@ -620,21 +622,11 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         out
     }
 
-    fn set_wave_window(
-        &mut self,
-        path: &std::path::Path,
-        from: u64,
-        to: u64,
-    ) -> Result<(), String> {
-        self.inner.set_wave_window(path, from, to)
-    }
-
-    fn finish_wave(&mut self) -> Result<(), String> {
-        self.inner.finish_wave()
-    }
-
-    fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String> {
-        self.inner.write_coverage(path)
+    /// The inner model's clock, seen through the fault (a `status-delay`
+    /// fault moves a change of its status timeline).
+    fn clock(&mut self) -> Option<&mut dyn Clocked> {
+        self.inner.clock()?;
+        Some(self)
     }
 
     fn weight_beats_consumed(&mut self) -> [u64; 2] {
@@ -647,16 +639,32 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         }
         consumed
     }
+}
 
-    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
-        let mut timeline = self.inner.status_timeline()?;
+impl<M: NpuModel + ?Sized> Clocked for Faulty<M> {
+    fn status_timeline(&mut self) -> Vec<(u64, u32)> {
+        let Some(clock) = self.inner.clock() else {
+            return Vec::new();
+        };
+        let mut timeline = clock.status_timeline();
         if let Fault::StatusDelay { nth } = self.fault {
             if let Some(change) = timeline.get_mut(nth) {
                 change.0 += 1;
                 self.fired = true;
             }
         }
-        Some(timeline)
+        timeline
+    }
+
+    fn predicts_timing(&self) -> bool {
+        // Asked of a reference; a faulty model is a DUT, which observes.
+        false
+    }
+
+    fn set_wait_deadline(&mut self, cycle: Option<u64>) {
+        if let Some(clock) = self.inner.clock() {
+            clock.set_wait_deadline(cycle);
+        }
     }
 }
 

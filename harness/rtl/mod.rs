@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 
 use pccx_golden::model::{
-    AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
+    AxiResp, Clocked, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, SimControls, Word,
+    HOST_WORDS,
 };
 
 use crate::config::HwConfig;
@@ -732,12 +733,12 @@ impl NpuModel for RtlModel {
         std::mem::take(&mut self.events)
     }
 
-    fn status_timeline(&mut self) -> Option<Vec<(u64, u32)>> {
-        Some(self.status_changes.clone())
+    fn clock(&mut self) -> Option<&mut dyn Clocked> {
+        Some(self)
     }
 
-    fn set_wait_deadline(&mut self, cycle: Option<u64>) {
-        self.wait_deadline = cycle;
+    fn sim_controls(&mut self) -> Option<&mut dyn SimControls> {
+        Some(self)
     }
 
     fn set_weight_source(&mut self, source: WeightSource) {
@@ -747,7 +748,24 @@ impl NpuModel for RtlModel {
     fn weight_beats_consumed(&mut self) -> [u64; 2] {
         self.weights.consumed()
     }
+}
 
+/// The RTL's clock: its observed status register and its waits.
+impl Clocked for RtlModel {
+    fn status_timeline(&mut self) -> Vec<(u64, u32)> {
+        self.status_changes.clone()
+    }
+
+    fn predicts_timing(&self) -> bool {
+        false
+    }
+
+    fn set_wait_deadline(&mut self, cycle: Option<u64>) {
+        self.wait_deadline = cycle;
+    }
+}
+
+impl SimControls for RtlModel {
     fn set_wave_window(
         &mut self,
         path: &std::path::Path,

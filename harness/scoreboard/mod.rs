@@ -260,7 +260,9 @@ impl<'a> Run<'a> {
         call(self.a, |m| m.drain())?;
         self.collect();
         call(self.b, |m| m.drain())?;
-        self.b.set_wait_deadline(None);
+        if let Some(clock) = self.b.clock() {
+            clock.set_wait_deadline(None);
+        }
         self.collect();
         // Quiescence: a drained NPU must stay silent. Idle a little and look
         // again, so a stray write or a second retire reported after the
@@ -291,7 +293,8 @@ impl<'a> Run<'a> {
         let found = match self.timing {
             TimingMode::Off => None,
             TimingMode::Exact => timing::exact(&cycles).or_else(|| {
-                let (ra, rb) = (self.a.status_timeline(), self.b.status_timeline());
+                let timeline = |m: &mut dyn NpuModel| m.clock().map(|c| c.status_timeline());
+                let (ra, rb) = (timeline(&mut *self.a), timeline(&mut *self.b));
                 timing::status(ra.as_deref(), rb.as_deref())
             }),
             TimingMode::Order => {
@@ -324,7 +327,9 @@ impl<'a> Run<'a> {
         let stalls = self.case.io_stall_seed();
         let weights = self.case.weight_source();
         for m in [&mut *self.a, &mut *self.b] {
-            m.set_io_stalls(stalls);
+            if let Some(sim) = m.sim_controls() {
+                sim.set_io_stalls(stalls);
+            }
             m.set_weight_source(weights.clone());
             call(m, |m| m.reset())?;
             call(m, |m| m.write_l2(0, &l2))?;
@@ -402,10 +407,12 @@ impl<'a> Run<'a> {
         // DEADLINE_SLACK_CYCLES for stalled I/O), in a drain or while an issue
         // waits for a full FIFO, hangs, even if it keeps showing activity
         // the plain watchdog counts as progress.
-        if self.a.predicts_timing() {
+        if self.a.clock().is_some_and(|c| c.predicts_timing()) {
             let deadline =
                 self.last_cycle[0].unwrap_or(0) * DEADLINE_FACTOR + DEADLINE_SLACK_CYCLES;
-            self.b.set_wait_deadline(Some(deadline));
+            if let Some(clock) = self.b.clock() {
+                clock.set_wait_deadline(Some(deadline));
+            }
         }
         let ready: Vec<u32> = self
             .pending

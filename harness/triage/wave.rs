@@ -50,9 +50,12 @@ pub fn dump_window(
     };
     let mut reference = models::open_reference(&setup.config);
     let mut dut = setup.open_dut()?;
-    dut.set_wave_window(&path, end.saturating_sub(window), end + AFTER)?;
+    let no_wave = format!("the `{}` model has no waveform", dut.name());
+    dut.sim_controls()
+        .ok_or_else(|| no_wave.clone())?
+        .set_wave_window(&path, end.saturating_sub(window), end + AFTER)?;
     let outcome = run_case(case, &mut *reference, &mut *dut).map_err(|e| e.to_string())?;
-    dut.finish_wave()?;
+    dut.sim_controls().ok_or(no_wave)?.finish_wave()?;
     if outcome.first_mismatch.is_none() {
         return Err(format!(
             "the rerun for the waveform did not mismatch (the waveform at {} shows a passing run)",
