@@ -355,9 +355,9 @@ fn build_config(
         .arg(root.join("hw/verilator.f"))
         .args(["--cc", "--output-split", "5000"])
         .arg("--prefix")
-    .arg(&prefix)
-    .arg("-Mdir")
-    .arg(&mdir);
+        .arg(&prefix)
+        .arg("-Mdir")
+        .arg(&mdir);
     if coverage {
         cmd.args(["--coverage-line", "--coverage-toggle"]);
     }
