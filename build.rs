@@ -1,6 +1,8 @@
 //! Verilates `hw/rtl` once per hardware configuration (`hw/configs/*.cfg`),
 //! compiles the C++ model and the FFI shim with `cc`, and runs bindgen on the
-//! shim's C header. See docs/build.md for the why of each step.
+//! shim's C header. See docs/build.md for the why of each step. The
+//! Verilator flags shared with the lint and the mutant builds, and the
+//! source list, are in hw/verilator.f.
 //!
 //! Environment:
 //! - Without the `rtl` cargo feature (`--no-default-features`): skip all of
@@ -24,6 +26,7 @@ const MIN_VERILATOR: (u32, u32) = (5, 6);
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=hw/rtl");
+    println!("cargo:rerun-if-changed=hw/verilator.f");
     println!("cargo:rerun-if-changed=hw/configs");
     println!("cargo:rerun-if-changed=harness/rtl/shim");
     println!("cargo:rerun-if-env-changed=PCCX_CONFIGS");
@@ -43,7 +46,7 @@ fn main() {
 
     let verilator = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     let (version, vroot) = check_verilator(&verilator);
-    let sources = read_manifest(&root.join("hw/rtl"));
+    check_manifest(&root.join("hw/rtl"));
     let wanted: Option<Vec<String>> = env::var("PCCX_CONFIGS").ok().map(|s| {
         s.split(',')
             .map(|c| c.trim().to_string())
@@ -73,13 +76,13 @@ fn main() {
     let include = vroot.join("include");
     compile_runtime(&out, &include, &version);
     for cfg in &configs {
-        build_config(&root, &out, &verilator, &include, &sources, cfg, false);
+        build_config(&root, &out, &verilator, &include, cfg, false);
     }
     if !cov_configs.is_empty() {
         compile_cov_runtime(&out, &include, &version);
     }
     for cfg in &cov_configs {
-        build_config(&root, &out, &verilator, &include, &sources, cfg, true);
+        build_config(&root, &out, &verilator, &include, cfg, true);
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
@@ -154,24 +157,25 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
     configs
 }
 
-fn read_manifest(rtl: &Path) -> Vec<PathBuf> {
+/// Stops the build with a clear message if `hw/rtl/manifest.txt` names a
+/// file that is not there (Verilator reads the list itself, through
+/// hw/verilator.f).
+fn check_manifest(rtl: &Path) {
     let manifest = rtl.join("manifest.txt");
     let text = fs::read_to_string(&manifest)
         .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", manifest.display())));
-    text.lines()
+    for l in text
+        .lines()
         .map(|l| l.split('#').next().unwrap().trim())
         .filter(|l| !l.is_empty())
-        .map(|l| {
-            let p = rtl.join(l);
-            if !p.exists() {
-                fail(&format!(
-                    "{} lists {l}, which does not exist",
-                    manifest.display()
-                ));
-            }
-            p
-        })
-        .collect()
+    {
+        if !rtl.join(l).exists() {
+            fail(&format!(
+                "{} lists {l}, which does not exist",
+                manifest.display()
+            ));
+        }
+    }
 }
 
 /// Returns the version string and VERILATOR_ROOT, or stops the build with a
@@ -331,7 +335,6 @@ fn build_config(
     out: &Path,
     verilator: &str,
     include: &Path,
-    sources: &[PathBuf],
     cfg: &HwConfig,
     coverage: bool,
 ) {
@@ -346,19 +349,15 @@ fn build_config(
         fs::remove_dir_all(&mdir).unwrap();
     }
     fs::create_dir_all(&mdir).unwrap();
+    // The shared flags and the sources (hw/verilator.f), then this build's own.
     let mut cmd = Command::new(verilator);
-    cmd.args([
-        "--cc",
-        "-Wall",
-        "--top-module",
-        "pccx_top",
-        "--output-split",
-        "5000",
-    ])
-    .arg("--prefix")
-    .arg(&prefix)
-    .arg("-Mdir")
-    .arg(&mdir);
+    cmd.arg("-F")
+        .arg(root.join("hw/verilator.f"))
+        .args(["--cc", "--output-split", "5000"])
+        .arg("--prefix")
+        .arg(&prefix)
+        .arg("-Mdir")
+        .arg(&mdir);
     if coverage {
         cmd.args(["--coverage-line", "--coverage-toggle"]);
     }
@@ -373,7 +372,6 @@ fn build_config(
     for (k, v) in &cfg.params {
         cmd.arg(format!("-G{k}={v}"));
     }
-    cmd.args(sources);
     let result = cmd
         .output()
         .unwrap_or_else(|e| fail(&format!("cannot run {verilator}: {e}")));

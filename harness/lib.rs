@@ -8,7 +8,8 @@
 //! configurations) -> `stimulus` -> `rtl` -> `scoreboard`
 //! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
 //! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
-//! `tools` (mutate, bench, CVO accuracy). The CLI is the binary's `cli/`.
+//! `tools` (mutate, bench, CVO accuracy) -> `cli` (the command line, one
+//! file per subcommand; `harness/main.rs` only calls `cli::main`).
 
 pub mod config;
 pub mod format;
@@ -26,3 +27,5 @@ pub mod coverage;
 pub mod regress;
 pub mod tools;
 pub mod triage;
+
+pub mod cli;

@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "triage",
     "regress",
     "tools",
+    "cli",
 ];
 
 fn layer(name: &str) -> Option<usize> {

@@ -1,6 +1,7 @@
 //! Building a mutant: a copy of `hw/rtl` with one token changed, Verilated
-//! and compiled with the shim into a shared object, then loaded into this
-//! process. The Verilator runtime is compiled once per work directory.
+//! (with the shared options of `hw/verilator.f`) and compiled with the shim
+//! into a shared object, then loaded into this process. The Verilator
+//! runtime is compiled once per work directory.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
@@ -117,7 +118,6 @@ impl Builder {
         let src_rtl = self.root.join("hw/rtl");
         let manifest = std::fs::read_to_string(src_rtl.join("manifest.txt"))
             .map_err(|e| ("setup", e.to_string()))?;
-        let mut files = Vec::new();
         for name in manifest
             .lines()
             .map(|l| l.split('#').next().unwrap_or("").trim())
@@ -131,7 +131,15 @@ impl Builder {
                 text
             };
             std::fs::write(rtl.join(name), text).map_err(|e| ("setup", e.to_string()))?;
-            files.push(rtl.join(name));
+        }
+        // The directory mirrors hw/: its verilator.f reads rtl/manifest.txt
+        // next to it, so the mutant is built from the same command line as
+        // the model (hw/verilator.f), on the copied sources.
+        for (from, to) in [
+            (src_rtl.join("manifest.txt"), rtl.join("manifest.txt")),
+            (self.root.join("hw/verilator.f"), dir.join("verilator.f")),
+        ] {
+            std::fs::copy(&from, &to).map_err(|e| ("setup", e.to_string()))?;
         }
         std::fs::write(dir.join("mutant.txt"), mutant.describe() + "\n").ok();
         let obj = dir.join("obj");
@@ -139,14 +147,10 @@ impl Builder {
         let c = &self.config;
         run(
             Command::new(&self.verilator)
-                .args([
-                    "--cc",
-                    "-Wno-fatal",
-                    "-Wno-lint",
-                    "-Wno-style",
-                    "--top-module",
-                    "pccx_top",
-                ])
+                .arg("-F")
+                .arg(dir.join("verilator.f"))
+                // After the shared -Wall: a mutant may warn, and still runs.
+                .args(["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
                 .args(["--prefix", &prefix])
                 .arg("-Mdir")
                 .arg(&obj)
@@ -155,8 +159,7 @@ impl Builder {
                 .arg(format!("-GARRAY_ROWS={}", c.array_rows))
                 .arg(format!("-GARRAY_COLS={}", c.array_cols))
                 .arg(format!("-GVEC_LANES={}", c.vector_lanes))
-                .arg(format!("-GCVO_CORES={}", c.cvo_cores))
-                .args(&files),
+                .arg(format!("-GCVO_CORES={}", c.cvo_cores)),
             "verilator",
         )
         .map_err(|e| ("verilator", e))?;

@@ -1,0 +1,16 @@
+//! Shared by the subcommands: number parsing for flags, and the configuration a `--config` names.
+
+use crate::config::{self, HwConfig};
+
+pub(super) fn parse_u64(s: &str) -> Result<u64, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
+        None => s.replace('_', "").parse(),
+    };
+    parsed.map_err(|e| format!("`{s}` is not a 64-bit number: {e}"))
+}
+
+pub(super) fn hw_config(name: &str) -> HwConfig {
+    // clap has already checked the name against config::names().
+    config::by_name(name).expect("a configuration clap accepted")
+}

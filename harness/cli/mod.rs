@@ -1,0 +1,121 @@
+//! The command line of `pccx-cosim`: the clap definition, one module per subcommand, and the dispatch.
+//!
+//! A flag of one subcommand goes into that subcommand's file (its clap
+//! `Args` struct and the function that runs it); a new subcommand is a new
+//! file here, a variant of `Command` and an arm of `main`'s match.
+//! `harness/main.rs` only calls `main`.
+//!
+//! Exit status: 0 all seeds matched (or the tool did its job), 1 some seed
+//! mismatched (`cvo-accuracy`: some function failed its bound), 2 usage or
+//! infrastructure error (the message says which).
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// `println!` that ends the program quietly when stdout is gone (a closed
+/// pipe, as in `pccx-cosim ... | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(141);
+        }
+    }};
+}
+
+mod args;
+mod asm;
+mod bench;
+mod cvo_accuracy;
+mod disasm;
+mod generate;
+mod mutate;
+mod replay;
+mod run;
+
+#[derive(Parser)]
+#[command(
+    name = "pccx-cosim",
+    version,
+    about = "Co-simulates the pccx NPU: the Verilated RTL against the golden model, on seeded random programs",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: run::RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Disassemble instruction words: hex words on the command line, or one
+    /// file of words (one per line) or of assembler text.
+    Disasm(disasm::DisasmArgs),
+    /// Assemble a file; print its words, one per line.
+    Asm(asm::AsmArgs),
+    /// Benchmark: runs the same campaign (RTL against golden) several times
+    /// and prints the median simulated cycles per second, with the spread.
+    Bench(bench::BenchArgs),
+    /// Mutation testing: build mutants of hw/rtl (one token changed each),
+    /// run a bounded campaign on each, and report the kill rate
+    /// (docs/mutation.md). Exit 1 with --require-all-killed if one survives.
+    Mutate(mutate::MutateArgs),
+    /// (Internal: one mutant's campaign, in a child process of `mutate`.)
+    #[command(hide = true)]
+    MutateRun(mutate::MutateRunArgs),
+    /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
+    /// reference and DUT now agree, 2 if the file is malformed.
+    Replay(replay::ReplayArgs),
+    /// The golden CVO functions against the exact functions over all 65,536
+    /// BF16 inputs, and REDUCE_SUM against an exact sum: max ULP error,
+    /// results not correctly rounded, special values, PASS/FAIL against
+    /// CONTRACT section 7's bounds (docs/cvo.md section 6). Exit 1 on a FAIL.
+    CvoAccuracy(cvo_accuracy::CvoAccuracyArgs),
+    /// Print the program a seed generates, as assembler text.
+    Gen(generate::GenArgs),
+}
+
+/// A usage or infrastructure failure: printed, exit status 2.
+pub(super) enum Failure {
+    /// Printed after the program's name.
+    Message(String),
+    /// `FILE:LINE:COL: message`, printed alone so that editors can jump to
+    /// it.
+    Located(String),
+}
+
+/// Parses the command line, runs the subcommand (a campaign without one)
+/// and reports a failure: the binary's `main`.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Disasm(disasm::DisasmArgs { json, inputs })) => disasm::disasm(json, &inputs),
+        Some(Command::Asm(asm::AsmArgs { file })) => asm::assemble(&file),
+        Some(Command::Gen(generate::GenArgs {
+            seed,
+            instrs,
+            config,
+        })) => generate::generate(seed, instrs, &config),
+        Some(Command::Bench(args)) => bench::bench(args),
+        Some(Command::Replay(replay::ReplayArgs { min, file })) => replay::replay(&file, min),
+        Some(Command::CvoAccuracy(cvo_accuracy::CvoAccuracyArgs { json, plots })) => {
+            cvo_accuracy::cvo_accuracy(json.as_deref(), plots.as_deref())
+        }
+        Some(Command::MutateRun(args)) => mutate::mutate_run(args),
+        Some(Command::Mutate(args)) => mutate::mutate(args),
+        None => run::run(&cli.run),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure::Message(message)) => {
+            eprintln!("pccx-cosim: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Located(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The campaign (`pccx-cosim --seed N ...`, no subcommand): its flags, the run, the per-seed lines.
+
+use clap::builder::PossibleValuesParser;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::config;
+use crate::coverage::rtl as rtl_coverage;
+use crate::coverage::Probe;
+use crate::env::faults::Fault;
+use crate::env::models;
+use crate::env::models::{DutKind, Setup};
+use crate::regress::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
+use crate::regress::junit;
+use crate::scoreboard::Mismatch;
+use crate::scoreboard::TimingMode;
+use crate::stimulus::TestCase;
+use crate::triage::repro::Recorder;
+use crate::triage::signature::Signature;
+use pccx_golden::model::NpuModel;
+
+use super::args::{hw_config, parse_u64};
+use super::Failure;
+
+/// A campaign: `--seed N [--count C]` runs seeds N..N+C.
+#[derive(Args)]
+pub(super) struct RunArgs {
+    /// First seed (decimal, or hex with 0x).
+    #[arg(long, required = true, value_parser = parse_u64)]
+    seed: Option<u64>,
+    /// Number of seeds.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Instructions per program.
+    #[arg(long, default_value_t = 40)]
+    instrs: usize,
+    /// Also write the results per seed and the summary to FILE, as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Hardware configuration.
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+    config: String,
+    /// Host I/O of the DUT: `ideal` (fixed latency, always ready: retire
+    /// cycles are predicted exactly) or `stall` (a seeded schedule of
+    /// not-ready cycles and extra latency per seed).
+    #[arg(long, value_enum, default_value_t = IoMode::Ideal)]
+    io: IoMode,
+    /// The timing check: `exact` (every latch, start and retire cycle and the
+    /// status register per cycle), `order` (retire order obeys the ordering
+    /// rules) or `off`. Default: exact with ideal I/O, order with stall I/O.
+    #[arg(long, value_enum)]
+    timing: Option<TimingMode>,
+    /// The device under test: the Verilated RTL, or the golden model itself
+    /// (a self-check of the harness, and the only choice in a `--no-default-features` build).
+    #[arg(long, value_enum, default_value_t = DutKind::Rtl)]
+    dut: DutKind,
+    /// Self-check: wrap the DUT in this fault; the campaign must then fail.
+    #[arg(long, value_name = "FAULT", value_parser = PossibleValuesParser::new(Fault::names()))]
+    inject_fault: Option<String>,
+    /// Where a mismatching seed's repro file and shrunk program go.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    out: PathBuf,
+    /// Do not shrink a mismatching case (the repro is written all the same).
+    #[arg(long)]
+    no_shrink: bool,
+    /// Cycles of FST waveform dumped before a mismatch's first difference
+    /// (RTL DUT only; 0: no waveform). The hierarchy depth is fixed at build
+    /// time by PCCX_TRACE_DEPTH.
+    #[arg(long, value_name = "CYCLES", default_value_t = crate::triage::wave::DEFAULT_WINDOW)]
+    wave_window: u64,
+    /// Also write the results as JUnit XML to FILE (one testcase per seed).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Sample functional coverage on the reference side, print its summary
+    /// and holes, and write it to FILE as JSON (docs/coverage.md).
+    #[arg(long, value_name = "FILE")]
+    coverage: Option<PathBuf>,
+    /// Run the DUT from the RTL coverage build (PCCX_COVERAGE=1) and write
+    /// its line and toggle coverage over the campaign to FILE (Verilator's
+    /// coverage.dat format), with a summary (docs/coverage.md).
+    #[arg(long, value_name = "FILE")]
+    rtl_coverage: Option<PathBuf>,
+}
+
+/// The DUT's host I/O (`--io`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum IoMode {
+    /// Fixed latency, always ready: retire cycles are predicted exactly.
+    Ideal,
+    /// A seeded schedule of not-ready cycles and extra latency per seed.
+    Stall,
+}
+
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
+    let options = CampaignOptions {
+        first_seed: args
+            .seed
+            .expect("clap requires --seed without a subcommand"),
+        count: args.count,
+        instrs: args.instrs,
+        config: hw_config(&args.config),
+        stall_io: args.io == IoMode::Stall,
+        timing: args.timing,
+    };
+    if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
+        return Err(Failure::Message(format!(
+            "--seed {} --count {}: the seed range passes 2^64 - 1; the last seed is {}",
+            options.first_seed,
+            options.count,
+            u64::MAX
+        )));
+    }
+    check_output_paths(args)?;
+    if options.stall_io && options.timing == Some(TimingMode::Exact) {
+        return Err(Failure::Message(
+            "--timing exact needs ideal I/O: with --io stall the cycles depend on the stall \
+             schedule, which the timing model does not predict; use --timing order"
+                .into(),
+        ));
+    }
+    let fault = args
+        .inject_fault
+        .as_ref()
+        .map(|name| Fault::by_name(name).expect("a fault clap accepted"));
+    let mut setup = Setup::new(options.config, args.dut, fault);
+    if args.rtl_coverage.is_some() {
+        setup.rtl_coverage = true;
+        setup.check_rtl_coverage().map_err(Failure::Message)?;
+    }
+    let mut plain_reference = models::open_reference(&options.config);
+    let mut probe = args
+        .coverage
+        .as_ref()
+        .map(|_| Probe::new(models::reference_golden(&options.config)));
+    let reference: &mut dyn NpuModel = match probe.as_mut() {
+        Some(probe) => probe,
+        None => &mut *plain_reference,
+    };
+    let dut = setup.open_dut();
+    let mut rtl_coverage_written = None;
+    // Shrinking and waves open DUTs of their own, from the plain build.
+    let plain_setup = Setup {
+        rtl_coverage: false,
+        ..setup.clone()
+    };
+    let mut recorder = Recorder::new(plain_setup, args.out.clone(), args.no_shrink);
+    recorder.wave_window = args.wave_window;
+    let bar = progress_bar(options.count);
+    let report = match dut {
+        Ok(mut dut) => {
+            let mut mismatched = 0;
+            let mut on_mismatch = |case: &TestCase, m: &Mismatch| {
+                mismatched += 1;
+                if let Some(bar) = &bar {
+                    let what = if recorder.shrink_with.is_some() {
+                        "shrinking"
+                    } else {
+                        "recording"
+                    };
+                    bar.set_message(format!(
+                        "{mismatched} mismatched, {what} seed {}",
+                        case.seed
+                    ));
+                }
+                let artefacts = recorder.record(case, m);
+                if let Some(bar) = &bar {
+                    bar.set_message(format!("{mismatched} mismatched"));
+                }
+                artefacts
+            };
+            let mut print = |r: &campaign::SeedResult| match &bar {
+                Some(bar) => {
+                    bar.suspend(|| print_result(r, &options, args));
+                    bar.inc(1);
+                }
+                None => print_result(r, &options, args),
+            };
+            let report = campaign::run_campaign_with(
+                &options,
+                &mut *reference,
+                &mut *dut,
+                &mut on_mismatch,
+                &mut print,
+            );
+            if let Some(path) = &args.rtl_coverage {
+                let name = dut.name().to_string();
+                rtl_coverage_written = Some(match dut.sim_controls() {
+                    Some(sim) => sim.write_coverage(path),
+                    None => Err(format!("the `{name}` model has no coverage counters")),
+                });
+            }
+            report
+        }
+        Err(message) => unopened_dut_report(&options, reference.name(), message),
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    say!("{}", report.summary.text());
+    if let Some(text) = report.signature_text() {
+        say!("{text}");
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, junit::render(&report))
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let (Some(path), Some(probe)) = (&args.coverage, &probe) {
+        say!("{}", probe.coverage().text());
+        let text = serde_json::to_string_pretty(&probe.coverage().to_json())
+            .expect("JSON values serialise");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let (Some(path), Some(written)) = (&args.rtl_coverage, rtl_coverage_written) {
+        written.map_err(Failure::Message)?;
+        let summary = rtl_coverage::read(path).map_err(Failure::Message)?;
+        say!("{}", summary.text(path));
+    }
+    Ok(if let Some(e) = &report.summary.stopped {
+        eprintln!(
+            "pccx-cosim: infrastructure error at seed {}: {}",
+            e.seed, e.message
+        );
+        ExitCode::from(2)
+    } else if report.summary.mismatched > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The flags besides seed, instrs and config that change what a seed does,
+/// as the `reproduce:` line must repeat them.
+fn reproduce_flags(args: &RunArgs) -> String {
+    let mut flags = String::new();
+    if args.io == IoMode::Stall {
+        flags += " --io stall";
+    }
+    if let Some(timing) = args.timing {
+        flags += &format!(" --timing {}", timing.name());
+    }
+    if args.dut != DutKind::Rtl {
+        flags += &format!(" --dut {}", args.dut.name());
+    }
+    if let Some(fault) = &args.inject_fault {
+        flags += &format!(" --inject-fault {fault}");
+    }
+    flags
+}
+
+/// Fails before the first seed if an output file cannot be written, so a
+/// bad path does not cost a whole campaign. Each file
+/// is opened for appending and removed again if it did not exist; the
+/// reports are written in full at the end.
+fn check_output_paths(args: &RunArgs) -> Result<(), Failure> {
+    let outputs = [
+        ("--json", &args.json),
+        ("--junit", &args.junit),
+        ("--coverage", &args.coverage),
+        ("--rtl-coverage", &args.rtl_coverage),
+    ];
+    for (flag, path) in outputs {
+        if let Some(path) = path {
+            let existed = path.exists();
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| {
+                    Failure::Message(format!("{flag} {}: cannot write: {e}", path.display()))
+                })?;
+            if !existed {
+                // Leave no empty file behind if the campaign fails to start.
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A progress bar for a campaign of `count` seeds, only when stdout is a
+/// terminal (never in a pipe, a file or a test) and there is more than one
+/// seed.
+fn progress_bar(count: u64) -> Option<ProgressBar> {
+    if count <= 1 || !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(count), ProgressDrawTarget::stdout());
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:24}] {pos}/{len} seeds, eta {eta} {wide_msg}",
+    )
+    .expect("a valid template")
+    .progress_chars("=> ");
+    bar.set_style(style);
+    Some(bar)
+}
+
+fn print_result(r: &campaign::SeedResult, options: &CampaignOptions, args: &RunArgs) {
+    say!("{}", r.line());
+    if let Some(m) = &r.mismatch {
+        for line in m.to_string().lines() {
+            say!("    {line}");
+        }
+        say!("    signature: {}", Signature::of(m));
+        let c = options.config.name;
+        say!(
+            "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}{}   (program: pccx-cosim gen --seed {} --instrs {} --config {c})",
+            r.seed,
+            options.instrs,
+            reproduce_flags(args),
+            r.seed,
+            options.instrs
+        );
+        let a = &r.artefacts;
+        if let Some(path) = &a.repro {
+            say!(
+                "    repro: {}   (replay: pccx-cosim replay {})",
+                path.display(),
+                path.display()
+            );
+        }
+        if let Some(path) = &a.wave {
+            say!("    waveform: {}", crate::triage::wave::viewer_hint(path));
+        }
+        if let (Some((before, after, runs)), Some(path)) = (a.shrink, &a.min_asm) {
+            say!(
+                "    shrunk: {before} -> {after} in {runs} runs: {}",
+                path.display()
+            );
+        }
+        for problem in &a.problems {
+            say!("    note: {problem}");
+        }
+    }
+}
+
+/// The report of a campaign that could not start: no DUT.
+fn unopened_dut_report(
+    options: &CampaignOptions,
+    reference: &str,
+    message: String,
+) -> CampaignReport {
+    CampaignReport {
+        options: options.clone(),
+        reference_model: reference.to_string(),
+        dut_model: String::new(),
+        results: Vec::new(),
+        summary: Summary::nothing_ran(Some(InfraError {
+            seed: options.first_seed,
+            message: format!("cannot open the DUT: {message}"),
+        })),
+    }
+}
