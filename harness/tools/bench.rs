@@ -7,11 +7,11 @@
 use std::time::Instant;
 
 use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp};
-use pccx_golden::model::{Event, NpuModel, ShapeEntry, ShapeTable};
+use pccx_golden::model::{Event, ShapeEntry, ShapeTable};
 use pccx_golden::streams::WeightSource;
 
 use crate::config::HwConfig;
-use crate::rtl::{HostTiming, RtlModel};
+use crate::env::models::{DutKind, Setup};
 
 /// Which engine a busy benchmark keeps busy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,8 @@ fn shape(engine: BusyEngine) -> (u16, u16, u16) {
 
 /// Runs one instruction of `engine` on `config` and measures it.
 pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyRun, String> {
-    let mut rtl = RtlModel::open(config, HostTiming::default())?;
+    // The RTL alone, opened by the one model factory (no fault, ideal I/O).
+    let mut rtl = Setup::new(config, DutKind::Rtl, None).open_dut()?;
     rtl.set_weight_source(WeightSource::new(seed));
     rtl.reset().map_err(|e| e.to_string())?;
     let (m, k, n) = shape(engine);
