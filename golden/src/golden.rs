@@ -366,7 +366,7 @@ impl Clocked for Golden {
             .unwrap_or_default()
     }
 
-    fn predicts_timing(&self) -> bool {
+    fn predicts_timing(&mut self) -> bool {
         true
     }
 }

@@ -304,7 +304,7 @@ pub trait Clocked {
     /// Whether the retire cycles this model reports are a prediction of the
     /// hardware's (a timed reference model), so that a DUT far slower than
     /// them hangs; `false` for an observation (the RTL).
-    fn predicts_timing(&self) -> bool;
+    fn predicts_timing(&mut self) -> bool;
 
     /// A cycle (counted from reset) past which any wait of the model (an
     /// issue waiting for a full FIFO, a drain) ends in a watchdog error,

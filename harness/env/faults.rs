@@ -656,9 +656,8 @@ impl<M: NpuModel + ?Sized> Clocked for Faulty<M> {
         timeline
     }
 
-    fn predicts_timing(&self) -> bool {
-        // Asked of a reference; a faulty model is a DUT, which observes.
-        false
+    fn predicts_timing(&mut self) -> bool {
+        self.inner.clock().is_some_and(|c| c.predicts_timing())
     }
 
     fn set_wait_deadline(&mut self, cycle: Option<u64>) {

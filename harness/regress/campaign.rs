@@ -2,7 +2,7 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
-use crate::regress::results::{CampaignFile, SeedRecord, SummaryRecord};
+use crate::regress::results::CampaignFile;
 use crate::scoreboard::{run_case_with, Mismatch, TimingMode};
 use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
@@ -81,11 +81,6 @@ impl SeedResult {
                 )
             }
         }
-    }
-
-    /// The seed's record in the results file.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(SeedRecord::of(self)).expect("seed records serialise")
     }
 
     pub fn signature(&self) -> Option<Signature> {
@@ -173,10 +168,6 @@ impl Summary {
             ));
         }
         s
-    }
-
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(SummaryRecord::of(self)).expect("summaries serialise")
     }
 }
 

@@ -756,7 +756,7 @@ impl Clocked for RtlModel {
         self.status_changes.clone()
     }
 
-    fn predicts_timing(&self) -> bool {
+    fn predicts_timing(&mut self) -> bool {
         false
     }
 

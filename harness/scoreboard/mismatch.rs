@@ -479,19 +479,18 @@ impl<T: PartialEq> GroupDiff<T> {
         }
     }
 
-    /// The words for missing, extra and count; `None` for a value.
-    fn verdict(&self, place: &str) -> Option<String> {
+    /// The words for a write group's difference at `place`; `value`
+    /// words a value difference.
+    fn describe(&self, place: &str, value: impl FnOnce(&T, &T) -> String) -> String {
         match self {
-            GroupDiff::Missing => Some(format!(
-                "missing write to {place}: the DUT did not write it"
-            )),
-            GroupDiff::Extra => Some(format!(
-                "extra write to {place}: the reference did not write it"
-            )),
-            GroupDiff::Count { reference, dut } => Some(format!(
+            GroupDiff::Missing => format!("missing write to {place}: the DUT did not write it"),
+            GroupDiff::Extra => {
+                format!("extra write to {place}: the reference did not write it")
+            }
+            GroupDiff::Count { reference, dut } => format!(
                 "{place} written {reference} times by the reference, {dut} times by the DUT"
-            )),
-            GroupDiff::Value { .. } => None,
+            ),
+            GroupDiff::Value { reference, dut } => value(reference, dut),
         }
     }
 }
@@ -616,36 +615,26 @@ impl Difference {
             }
             D::L2Write { addr, diff, totals } => {
                 let place = format!("L2[0x{addr:05x}]");
-                let what = diff.verdict(&place).unwrap_or_else(|| match diff {
-                    GroupDiff::Value { reference, dut } if reference.0 != dut.0 => format!(
-                        "{place}: element mask 0x{:02x} vs 0x{:02x}",
-                        reference.0, dut.0
-                    ),
-                    GroupDiff::Value { reference, dut } => {
-                        format!("{place}: {}", element_diff(reference.1, dut.1))
+                let what = diff.describe(&place, |r, d| {
+                    if r.0 != d.0 {
+                        format!("{place}: element mask 0x{:02x} vs 0x{:02x}", r.0, d.0)
+                    } else {
+                        format!("{place}: {}", element_diff(r.1, d.1))
                     }
-                    _ => unreachable!("verdict covers the rest"),
                 });
                 format!("{what} ({} vs {} L2 writes in all)", totals.0, totals.1)
             }
             D::HostWrite { addr, diff, totals } => {
                 let place = format!("HOST[0x{addr:05x}]");
-                let what = diff.verdict(&place).unwrap_or_else(|| match diff {
-                    GroupDiff::Value { reference, dut } => {
-                        format!("{place}: {}", element_diff(*reference, *dut))
-                    }
-                    _ => unreachable!("verdict covers the rest"),
-                });
+                let what =
+                    diff.describe(&place, |r, d| format!("{place}: {}", element_diff(*r, *d)));
                 format!("{what} ({} vs {} host writes in all)", totals.0, totals.1)
             }
             D::ShapeWrite { table, index, diff } => {
                 let place = table_slot(*table, *index);
-                diff.verdict(&place)
-                    .unwrap_or_else(|| format!("{place}: different value"))
+                diff.describe(&place, |_, _| format!("{place}: different value"))
             }
-            D::EMaxWrite { diff } => diff
-                .verdict("e_max")
-                .unwrap_or_else(|| "e_max: different value".into()),
+            D::EMaxWrite { diff } => diff.describe("e_max", |_, _| "e_max: different value".into()),
             D::FinalMemory {
                 memory,
                 addr,
@@ -786,11 +775,6 @@ impl Mismatch {
             dut_model: self.dut_model.clone(),
         }
     }
-
-    /// The mismatch as the campaign report and the repro file write it.
-    pub fn to_json(&self) -> serde_json::Value {
-        self.record().to_json()
-    }
 }
 
 impl fmt::Display for Mismatch {
@@ -862,10 +846,6 @@ pub struct MismatchRecord {
 }
 
 impl MismatchRecord {
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("mismatch records serialise")
-    }
-
     /// Whether `other` is the same mismatch: kind, sequence number, detail.
     pub fn same_as(&self, other: &MismatchRecord) -> bool {
         (self.kind, self.seq, &self.detail) == (other.kind, other.seq, &other.detail)

@@ -52,12 +52,6 @@ pub struct SignatureRecord {
     pub field: String,
 }
 
-impl SignatureRecord {
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("signature records serialise")
-    }
-}
-
 impl fmt::Display for SignatureRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)

@@ -16,6 +16,7 @@ mod file;
 mod provenance;
 mod recorder;
 
+pub use file::{FILL_RULE, FORMAT, STREAM_RULE, VERSION};
 pub use provenance::provenance;
 pub use recorder::{Artefacts, Recorder};
 
@@ -29,22 +30,6 @@ use pccx_golden::model::{ModelError, NpuModel};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// The `format` field of every repro file.
-pub const FORMAT: &str = "pccx-cosim repro";
-/// The `version` field: bumped when a field changes meaning.
-pub const VERSION: u64 = 1;
-
-/// How `fill` makes an image from its seed, as the file states it.
-pub const FILL_RULE: &str = "word i of an image is the i-th Rng::next_u128 of Rng::new(seed): \
-     xoshiro256** 1.0 whose state is the first four SplitMix64 outputs of seed, \
-     two draws per word, low half first (harness/stimulus, docs/stimulus.md)";
-
-/// How a weight stream's beats follow from the case's weight seed, as the
-/// file states it.
-pub const STREAM_RULE: &str = "beat i of stream s (0 matrix, 1 vector) is \
-     pccx_golden::streams::WeightSource::new(seed).beat(s, i): SplitMix64 draws from the key \
-     mix64(mix64(seed ^ mix64(s + 1)) ^ mix64(i)) (golden/src/streams.rs, docs/numerics.md)";
 
 /// What the shrinker made of the case.
 #[derive(Clone, Debug, PartialEq)]
