@@ -868,3 +868,80 @@ fn the_reproduce_line_repeats_the_injected_fault() {
     args.extend(["--no-shrink", "--out", dir.to_str().unwrap()]);
     assert_eq!(cosim(&args).status.code(), Some(1));
 }
+
+/// A campaign file with its wall times and rates removed: what workers may
+/// not change.
+fn without_wall(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
+                .map(|(k, x)| (k.clone(), without_wall(x)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn jobs_change_nothing_but_wall_time() {
+    let dut = if cfg!(feature = "rtl") {
+        "rtl"
+    } else {
+        "golden"
+    };
+    let dir = temp_file("jobs", "x", "").parent().unwrap().to_path_buf();
+    let mut files = Vec::new();
+    for jobs in ["1", "2"] {
+        let json = dir.join(format!("j{jobs}.json"));
+        let cov = dir.join(format!("c{jobs}.json"));
+        let o = cosim(&[
+            "--seed",
+            "3",
+            "--count",
+            "12",
+            "--config",
+            "tiny",
+            "--dut",
+            dut,
+            "--jobs",
+            jobs,
+            "--json",
+            json.to_str().unwrap(),
+            "--coverage",
+            cov.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let lines: Vec<String> = stdout(&o)
+            .lines()
+            .filter(|l| l.starts_with("seed "))
+            .map(String::from)
+            .collect();
+        let read = |p: &PathBuf| {
+            serde_json::from_str::<Value>(&std::fs::read_to_string(p).unwrap()).unwrap()
+        };
+        files.push((lines, without_wall(&read(&json)), read(&cov)));
+    }
+    assert_eq!(files[0].0.len(), 12);
+    assert_eq!(files[0], files[1]);
+}
+
+#[test]
+fn jobs_flags_that_cannot_work_are_refused() {
+    let o = cosim(&["--seed", "1", "--jobs", "0", "--dut", "golden"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--jobs 0"), "{}", stderr(&o));
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--jobs",
+        "2",
+        "--dut",
+        "golden",
+        "--inject-fault",
+        "l2-data",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("one worker"), "{}", stderr(&o));
+}

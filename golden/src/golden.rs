@@ -7,8 +7,8 @@
 use crate::exec;
 use crate::isa::{self, Decoded};
 use crate::model::{
-    reg, AxiResp, Clocked, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
-    SHAPE_ENTRIES,
+    reg, AxiResp, Clocked, ErrorCode, Event, MemoryView, ModelError, NpuModel, ShapeEntry,
+    ShapeTable, Word, SHAPE_ENTRIES,
 };
 use crate::state::State;
 use crate::streams::WeightSource;
@@ -246,6 +246,14 @@ impl NpuModel for Golden {
         check_backdoor("host", addr, data.len(), host.len())?;
         host[addr as usize..][..data.len()].copy_from_slice(data);
         Ok(())
+    }
+
+    fn l2_view(&self) -> Option<MemoryView<'_>> {
+        Some(MemoryView::of_words(self.state.l2()))
+    }
+
+    fn host_view(&self) -> Option<MemoryView<'_>> {
+        Some(MemoryView::of_words(self.state.host()))
     }
 
     fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {

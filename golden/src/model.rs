@@ -214,6 +214,56 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+/// A memory lent by a model: its words as bytes, 16 per word, least
+/// significant byte first, whatever the model stores them as (the golden
+/// model's `u128`s, the Verilated model's 32-bit limbs).
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryView<'a> {
+    bytes: &'a [u8],
+}
+
+#[cfg(not(target_endian = "little"))]
+compile_error!("MemoryView and the RTL shim assume a little-endian host");
+
+impl<'a> MemoryView<'a> {
+    /// The bytes of `words`.
+    pub fn of_words(words: &'a [Word]) -> MemoryView<'a> {
+        // SAFETY: a u128 has no padding and u8 no alignment; on a
+        // little-endian host its bytes are least significant first.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 16) };
+        MemoryView { bytes }
+    }
+
+    /// The view of `words` words at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must point to `16 * words` readable bytes laid out as above,
+    /// unchanged for `'a`.
+    pub unsafe fn from_raw(ptr: *const u8, words: usize) -> MemoryView<'a> {
+        MemoryView {
+            bytes: std::slice::from_raw_parts(ptr, words * 16),
+        }
+    }
+
+    /// Its length in words.
+    pub fn words(&self) -> usize {
+        self.bytes.len() / 16
+    }
+
+    /// The bytes of words `range`.
+    pub fn bytes(&self, range: std::ops::Range<usize>) -> &'a [u8] {
+        &self.bytes[range.start * 16..range.end * 16]
+    }
+
+    /// Word `i`.
+    pub fn word(&self, i: usize) -> Word {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes[i * 16..i * 16 + 16]);
+        u128::from_le_bytes(b)
+    }
+}
+
 /// A pccx NPU implementation, seen from the host and the harness.
 ///
 /// The trait holds what every implementation has; what only some have is a
@@ -241,6 +291,18 @@ pub trait NpuModel {
     fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError>;
     fn write_host(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError>;
     fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError>;
+
+    /// Every word of L2 as the model holds it now, when it can lend it (the
+    /// golden model's words, the Verilated array), so that the end-of-case
+    /// comparison reads it in place; `None`: read it with `read_l2`.
+    fn l2_view(&self) -> Option<MemoryView<'_>> {
+        None
+    }
+
+    /// Every word of host memory, as [`l2_view`](NpuModel::l2_view) for L2.
+    fn host_view(&self) -> Option<MemoryView<'_>> {
+        None
+    }
 
     fn shape_entry(&mut self, table: ShapeTable, index: u8) -> Result<ShapeEntry, ModelError>;
     fn set_shape_entry(

@@ -14,3 +14,14 @@ pub(super) fn hw_config(name: &str) -> HwConfig {
     // clap has already checked the name against config::names().
     config::by_name(name).expect("a configuration clap accepted")
 }
+
+/// `--jobs`: the number given, else one worker per core.
+pub(super) fn jobs(given: Option<usize>) -> Result<usize, super::Failure> {
+    match given {
+        Some(0) => Err(super::Failure::Message(
+            "--jobs 0: a campaign needs at least one worker".into(),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}

@@ -55,8 +55,10 @@ enum Command {
     Disasm(disasm::DisasmArgs),
     /// Assemble a file; print its words, one per line.
     Asm(asm::AsmArgs),
-    /// Benchmark: runs the same campaign (RTL against golden) several times
-    /// and prints the median simulated cycles per second, with the spread.
+    /// Benchmark: the same programs replayed into the RTL alone, then run as
+    /// a campaign (RTL against golden) with one worker and with --jobs
+    /// workers, in turn, several times; prints the median simulated cycles
+    /// per second of each and their ratios (docs/build.md).
     Bench(bench::BenchArgs),
     /// Mutation testing: build mutants of hw/rtl (one token changed each),
     /// run a bounded campaign on each, and report the kill rate

@@ -6,19 +6,21 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::config;
 use crate::coverage::rtl as rtl_coverage;
+use crate::coverage::Coverage;
 use crate::coverage::Probe;
 use crate::env::faults::Fault;
 use crate::env::models;
 use crate::env::models::{DutKind, Setup};
-use crate::regress::campaign::{self, CampaignOptions, CampaignReport, InfraError, Summary};
+use crate::regress::campaign::{self, CampaignOptions};
 use crate::regress::junit;
 use crate::scoreboard::Mismatch;
 use crate::scoreboard::TimingMode;
 use crate::stimulus::TestCase;
-use crate::triage::repro::Recorder;
+use crate::triage::repro::{Artefacts, Recorder};
 use crate::triage::signature::Signature;
 use pccx_golden::model::NpuModel;
 
@@ -83,6 +85,12 @@ pub(super) struct RunArgs {
     /// coverage.dat format), with a summary (docs/coverage.md).
     #[arg(long, value_name = "FILE")]
     rtl_coverage: Option<PathBuf>,
+    /// Workers, each with its own reference and DUT (default: one per
+    /// core; one with --inject-fault). Seeds are handed out in order and
+    /// reported in order; the results are those of --jobs 1 in everything
+    /// but wall time.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
 /// The DUT's host I/O (`--io`).
@@ -125,77 +133,106 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         .inject_fault
         .as_ref()
         .map(|name| Fault::by_name(name).expect("a fault clap accepted"));
+    // A fault counts drains and retires across the seeds of its DUT (the
+    // second drain hangs, say), so which seed it hits depends on which
+    // seeds one DUT runs: a fault-injecting campaign runs on one worker.
+    let jobs = match (&args.inject_fault, args.jobs) {
+        (Some(_), Some(n)) if n > 1 => {
+            return Err(Failure::Message(format!(
+                "--jobs {n} with --inject-fault: a fault counts events across the seeds \
+                 of its DUT, so a fault-injecting campaign runs on one worker; drop --jobs"
+            )))
+        }
+        (Some(_), _) => 1,
+        (None, given) => super::args::jobs(given)?,
+    };
     let mut setup = Setup::new(options.config, args.dut, fault);
     if args.rtl_coverage.is_some() {
         setup.rtl_coverage = true;
         setup.check_rtl_coverage().map_err(Failure::Message)?;
     }
-    let mut plain_reference = models::open_reference(&options.config);
-    let mut probe = args
-        .coverage
-        .as_ref()
-        .map(|_| Probe::new(models::reference_golden(&options.config)));
-    let reference: &mut dyn NpuModel = match probe.as_mut() {
-        Some(probe) => probe,
-        None => &mut *plain_reference,
-    };
-    let dut = setup.open_dut();
-    let mut rtl_coverage_written = None;
     // Shrinking and waves open DUTs of their own, from the plain build.
     let plain_setup = Setup {
         rtl_coverage: false,
         ..setup.clone()
     };
-    let mut recorder = Recorder::new(plain_setup, args.out.clone(), args.no_shrink);
-    recorder.wave_window = args.wave_window;
     let bar = progress_bar(options.count);
-    let report = match dut {
-        Ok(mut dut) => {
-            let mut mismatched = 0;
-            let mut on_mismatch = |case: &TestCase, m: &Mismatch| {
-                mismatched += 1;
-                if let Some(bar) = &bar {
-                    let what = if recorder.shrink_with.is_some() {
-                        "shrinking"
-                    } else {
-                        "recording"
-                    };
-                    bar.set_message(format!(
-                        "{mismatched} mismatched, {what} seed {}",
-                        case.seed
-                    ));
-                }
-                let artefacts = recorder.record(case, m);
-                if let Some(bar) = &bar {
-                    bar.set_message(format!("{mismatched} mismatched"));
-                }
-                artefacts
-            };
-            let mut print = |r: &campaign::SeedResult| match &bar {
-                Some(bar) => {
-                    bar.suspend(|| print_result(r, &options, args));
-                    bar.inc(1);
-                }
-                None => print_result(r, &options, args),
-            };
-            let report = campaign::run_campaign_with(
-                &options,
-                &mut *reference,
-                &mut *dut,
-                &mut on_mismatch,
-                &mut print,
-            );
-            if let Some(path) = &args.rtl_coverage {
-                let name = dut.name().to_string();
-                rtl_coverage_written = Some(match dut.sim_controls() {
-                    Some(sim) => sim.write_coverage(path),
-                    None => Err(format!("the `{name}` model has no coverage counters")),
-                });
+    let mismatched = AtomicU64::new(0);
+    // With several workers each writes its RTL counters to a file of its
+    // own; they are summed into --rtl-coverage at the end.
+    let rtl_coverage_part = |k: usize| {
+        args.rtl_coverage.as_ref().map(|path| {
+            if jobs == 1 {
+                path.clone()
+            } else {
+                let mut name = path.as_os_str().to_owned();
+                name.push(format!(".worker{k}"));
+                PathBuf::from(name)
             }
-            report
-        }
-        Err(message) => unopened_dut_report(&options, reference.name(), message),
+        })
     };
+    let make_worker = |k: usize| -> Result<CampaignWorker, String> {
+        let reference = match args.coverage {
+            Some(_) => ReferenceModel::Probe(Box::new(Probe::new(models::reference_golden(
+                &options.config,
+            )))),
+            None => ReferenceModel::Plain(models::open_reference(&options.config)),
+        };
+        let dut = setup
+            .open_dut()
+            .map_err(|e| format!("cannot open the DUT: {e}"))?;
+        let mut recorder = Recorder::new(plain_setup.clone(), args.out.clone(), args.no_shrink);
+        recorder.wave_window = args.wave_window;
+        Ok(CampaignWorker {
+            reference,
+            dut,
+            recorder,
+            bar: bar.clone(),
+            mismatched: &mismatched,
+            rtl_coverage: rtl_coverage_part(k),
+        })
+    };
+    let mut print = |r: &campaign::SeedResult| match &bar {
+        Some(bar) => {
+            bar.suspend(|| print_result(r, &options, args));
+            bar.inc(1);
+        }
+        None => print_result(r, &options, args),
+    };
+    let (report, done) = campaign::run_campaign_jobs(&options, jobs, &make_worker, &mut print);
+    let mut coverage: Option<Coverage> = None;
+    let mut rtl_parts = Vec::new();
+    let mut rtl_coverage_written: Option<Result<(), String>> = None;
+    for d in done {
+        if let Some(c) = d.coverage {
+            match coverage.as_mut() {
+                Some(total) => total.merge_concurrent(&c),
+                None => coverage = Some(c),
+            }
+        }
+        match d.rtl_coverage {
+            Some(Ok(part)) => rtl_parts.push(part),
+            Some(Err(e)) => rtl_coverage_written = Some(Err(e)),
+            None => {}
+        }
+    }
+    if let Some(c) = coverage.as_mut() {
+        c.case_number = None;
+    }
+    if let (Some(path), None) = (&args.rtl_coverage, &rtl_coverage_written) {
+        if !rtl_parts.is_empty() {
+            rtl_coverage_written = Some(if jobs == 1 {
+                Ok(())
+            } else {
+                rtl_parts.sort();
+                let merged = rtl_coverage::merge_files(&rtl_parts, path);
+                for part in &rtl_parts {
+                    let _ = std::fs::remove_file(part);
+                }
+                merged
+            });
+        }
+    }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -212,10 +249,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         std::fs::write(path, junit::render(&report))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
-    if let (Some(path), Some(probe)) = (&args.coverage, &probe) {
-        say!("{}", probe.coverage().text());
-        let text = serde_json::to_string_pretty(&probe.coverage().to_json())
-            .expect("JSON values serialise");
+    if let (Some(path), Some(coverage)) = (&args.coverage, &coverage) {
+        say!("{}", coverage.text());
+        let text =
+            serde_json::to_string_pretty(&coverage.to_json()).expect("JSON values serialise");
         std::fs::write(path, text + "\n")
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
@@ -342,20 +379,85 @@ fn print_result(r: &campaign::SeedResult, options: &CampaignOptions, args: &RunA
     }
 }
 
-/// The report of a campaign that could not start: no DUT.
-fn unopened_dut_report(
-    options: &CampaignOptions,
-    reference: &str,
-    message: String,
-) -> CampaignReport {
-    CampaignReport {
-        options: options.clone(),
-        reference_model: reference.to_string(),
-        dut_model: String::new(),
-        results: Vec::new(),
-        summary: Summary::nothing_ran(Some(InfraError {
-            seed: options.first_seed,
-            message: format!("cannot open the DUT: {message}"),
-        })),
+/// The reference of a campaign worker: the golden model, or the golden
+/// model inside the functional-coverage probe (`--coverage`).
+enum ReferenceModel {
+    Plain(Box<dyn NpuModel>),
+    Probe(Box<Probe>),
+}
+
+/// One worker of the campaign: its models, its recorder of mismatches.
+struct CampaignWorker<'a> {
+    reference: ReferenceModel,
+    dut: Box<dyn NpuModel>,
+    recorder: Recorder<'a>,
+    bar: Option<ProgressBar>,
+    mismatched: &'a AtomicU64,
+    /// Where this worker writes its RTL coverage counters at the end.
+    rtl_coverage: Option<PathBuf>,
+}
+
+/// What a worker hands back: its functional coverage, and the file its RTL
+/// counters went to.
+struct WorkerDone {
+    coverage: Option<Coverage>,
+    rtl_coverage: Option<Result<PathBuf, String>>,
+}
+
+impl campaign::Worker for CampaignWorker<'_> {
+    type Done = WorkerDone;
+
+    fn models(&mut self) -> (&mut dyn NpuModel, &mut dyn NpuModel) {
+        let reference: &mut dyn NpuModel = match &mut self.reference {
+            ReferenceModel::Plain(m) => &mut **m,
+            ReferenceModel::Probe(p) => &mut **p,
+        };
+        (reference, &mut *self.dut)
+    }
+
+    fn start_case(&mut self, case: u64) {
+        if let ReferenceModel::Probe(p) = &mut self.reference {
+            p.set_case_number(case);
+        }
+    }
+
+    fn on_mismatch(&mut self, case: &TestCase, m: &Mismatch) -> Artefacts {
+        let mismatched = self.mismatched.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(bar) = &self.bar {
+            let what = if self.recorder.shrink_with.is_some() {
+                "shrinking"
+            } else {
+                "recording"
+            };
+            bar.set_message(format!(
+                "{mismatched} mismatched, {what} seed {}",
+                case.seed
+            ));
+        }
+        let artefacts = self.recorder.record(case, m);
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!(
+                "{} mismatched",
+                self.mismatched.load(Ordering::Relaxed)
+            ));
+        }
+        artefacts
+    }
+
+    fn finish(mut self) -> WorkerDone {
+        let rtl_coverage = self.rtl_coverage.take().map(|path| {
+            let name = self.dut.name().to_string();
+            match self.dut.sim_controls() {
+                Some(sim) => sim.write_coverage(&path).map(|()| path),
+                None => Err(format!("the `{name}` model has no coverage counters")),
+            }
+        });
+        WorkerDone {
+            coverage: match self.reference {
+                ReferenceModel::Probe(p) => Some(p.into_coverage()),
+                ReferenceModel::Plain(_) => None,
+            },
+            rtl_coverage,
+        }
     }
 }

@@ -279,6 +279,10 @@ pub struct Coverage {
     /// Instructions whose latch or retire cycle was not reported (an
     /// untimed reference): their hazard and FIFO bins could not be sampled.
     pub untimed: u64,
+    /// The number a first hit is recorded under, when the sampler is told
+    /// (a campaign worker: the seed's position in the campaign); else the
+    /// count of cases sampled.
+    pub case_number: Option<u64>,
 }
 
 impl Default for Coverage {
@@ -305,6 +309,7 @@ impl Coverage {
             cases: 0,
             instructions: 0,
             untimed: 0,
+            case_number: None,
         }
     }
 
@@ -314,7 +319,8 @@ impl Coverage {
         match index_of(group, name) {
             Some(i) => {
                 self.counts[i] += 1;
-                self.first_case[i].get_or_insert(self.cases.max(1));
+                let case = self.case_number.unwrap_or(self.cases.max(1));
+                self.first_case[i].get_or_insert(case);
             }
             None => debug_assert!(false, "no {} bin `{name}`", group.name()),
         }
@@ -356,6 +362,25 @@ impl Coverage {
             if a.is_none() {
                 *a = b.map(|case| case + self.cases);
             }
+        }
+        self.cases += other.cases;
+        self.instructions += other.instructions;
+        self.untimed += other.untimed;
+    }
+
+    /// Adds the hits of another sampler that ran other cases of the same
+    /// campaign at the same time (another worker), both numbering cases by
+    /// their position in the campaign: a first hit is the earlier of the
+    /// two.
+    pub fn merge_concurrent(&mut self, other: &Coverage) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        for (a, b) in self.first_case.iter_mut().zip(&other.first_case) {
+            *a = match (*a, *b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            };
         }
         self.cases += other.cases;
         self.instructions += other.instructions;

@@ -59,6 +59,13 @@ impl Probe {
         self.coverage
     }
 
+    /// Records the first hits of the next case under `case` (its position
+    /// in a campaign run by several workers) rather than the count of cases
+    /// this probe sampled.
+    pub fn set_case_number(&mut self, case: u64) {
+        self.coverage.case_number = Some(case);
+    }
+
     fn sample(&mut self, word: u64, tables: &Tables, events: &[Event]) {
         let c = &mut self.coverage;
         c.instructions += 1;

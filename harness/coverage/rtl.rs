@@ -183,3 +183,94 @@ mod tests {
             .contains("cannot read"));
     }
 }
+
+/// Writes to `out` the coverage of several runs of one design: the points
+/// of the `parts` (files in Verilator's coverage.dat format, one per
+/// campaign worker) with their counts summed point by point, in the order
+/// the points first appear. What `verilator_coverage --write` does, kept
+/// here so a campaign needs no tool beyond the binary.
+pub fn merge_files(parts: &[std::path::PathBuf], out: &Path) -> Result<(), String> {
+    let mut header: Option<String> = None;
+    let mut order: Vec<String> = Vec::new();
+    let mut counts: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for part in parts {
+        let text = std::fs::read_to_string(part)
+            .map_err(|e| format!("cannot read {}: {e}", part.display()))?;
+        let mut lines = text.lines();
+        match lines.next() {
+            Some(first) if first.starts_with("# SystemC::Coverage") => {
+                header.get_or_insert_with(|| first.to_string());
+            }
+            _ => {
+                return Err(format!(
+                    "{}: not a Verilator coverage file (no `# SystemC::Coverage` header)",
+                    part.display()
+                ))
+            }
+        }
+        for (n, line) in lines.enumerate() {
+            let line = line.trim_end();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad = || {
+                format!(
+                    "{}: line {}: expected `C '<keys>' <count>`",
+                    part.display(),
+                    n + 2
+                )
+            };
+            let (point, count) = line.rsplit_once("' ").ok_or_else(bad)?;
+            let count: u64 = count.trim().parse().map_err(|_| bad())?;
+            match counts.get_mut(point) {
+                Some(total) => *total += count,
+                None => {
+                    order.push(point.to_string());
+                    counts.insert(point.to_string(), count);
+                }
+            }
+        }
+    }
+    let mut text = header.unwrap_or_else(|| "# SystemC::Coverage-3".into()) + "\n";
+    for point in &order {
+        text += &format!("{point}' {}\n", counts[point]);
+    }
+    std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_summed_point_by_point() {
+        let dir = std::env::temp_dir().join(format!("pccx-covmerge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.dat");
+        let b = dir.join("b.dat");
+        let key = |l: &str| format!("C '\u{1}page\u{2}v_line/top\u{1}l\u{2}{l}'");
+        std::fs::write(
+            &a,
+            format!("# SystemC::Coverage-3\n{} 2\n{} 0\n", key("1"), key("2")),
+        )
+        .unwrap();
+        std::fs::write(
+            &b,
+            format!(
+                "# SystemC::Coverage-3\n{} 0\n{} 5\n{} 1\n",
+                key("2"),
+                key("1"),
+                key("3")
+            ),
+        )
+        .unwrap();
+        let out = dir.join("out.dat");
+        merge_files(&[a, b], &out).unwrap();
+        let merged = parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let line = merged.kind("line");
+        assert_eq!((line.hit, line.total), (2, 3));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains(&format!("{} 7\n", key("1"))), "{text}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -29,6 +29,14 @@ macro_rules! forward_to_inner {
             self.inner.read_l2(addr, out)
         }
 
+        fn l2_view(&self) -> Option<pccx_golden::model::MemoryView<'_>> {
+            self.inner.l2_view()
+        }
+
+        fn host_view(&self) -> Option<pccx_golden::model::MemoryView<'_>> {
+            self.inner.host_view()
+        }
+
         fn write_host(
             &mut self,
             addr: u32,

@@ -3,7 +3,7 @@
 
 use crate::config::HwConfig;
 use crate::regress::results::CampaignFile;
-use crate::scoreboard::{run_case_with, Mismatch, TimingMode};
+use crate::scoreboard::{run_case_resident, Mismatch, Outcome, Resident, TimingMode};
 use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
@@ -11,6 +11,8 @@ use pccx_golden::model::NpuModel;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Barrier};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -255,70 +257,325 @@ pub fn run_campaign_with(
     on_result: &mut dyn FnMut(&SeedResult),
 ) -> CampaignReport {
     let started = Instant::now();
-    let gen = options.gen_options();
-    let mut results = Vec::new();
-    let mut stopped = None;
-    let mut engine_busy = [0u64; 5];
+    let seeds = SeedRunner::new(options);
+    let mut tally = Tally::default();
+    // The two models are reused from seed to seed; only the words a seed
+    // changes are loaded (scoreboard/resident.rs).
+    let mut resident = Resident::new();
     for seed in options.seeds() {
+        let ran = seeds.start(seed, reference, dut, &mut resident).map(|ran| {
+            let artefacts = match &ran.outcome.first_mismatch {
+                Some(m) => on_mismatch(&ran.case, m),
+                None => Artefacts::default(),
+            };
+            ran.finish(artefacts)
+        });
+        match ran {
+            Ok(done) => {
+                on_result(&done.result);
+                tally.add(done);
+            }
+            Err(e) => {
+                tally.stopped = Some(e);
+                break;
+            }
+        }
+    }
+    tally.report(
+        options,
+        reference.name().to_string(),
+        dut.name().to_string(),
+        started,
+    )
+}
+
+/// What a worker of [`run_campaign_jobs`] runs its seeds on: a model pair
+/// of its own, made on its thread (a Verilated model lives on the thread
+/// that made it), and what it does with a mismatch.
+pub trait Worker {
+    /// What the worker hands back when the campaign is over (its coverage,
+    /// say).
+    type Done: Send;
+    /// The reference and the DUT.
+    fn models(&mut self) -> (&mut dyn NpuModel, &mut dyn NpuModel);
+    /// Called before the seed at position `case` (from 1) of the campaign,
+    /// for numbering that must not depend on which worker ran what.
+    fn start_case(&mut self, _case: u64) {}
+    /// A seed mismatched: write its repro, shrink it, dump its waveform.
+    fn on_mismatch(&mut self, _case: &TestCase, _mismatch: &Mismatch) -> Artefacts {
+        Artefacts::default()
+    }
+    fn finish(self) -> Self::Done;
+}
+
+/// What a worker sends the thread that reports.
+enum Message<D> {
+    Opened(Result<(String, String), String>),
+    Seed(u64, Box<SeedDone>),
+    Stopped(u64, InfraError),
+    Finished(D),
+}
+
+/// [`run_campaign_with`] on `jobs` workers, each with its own models made
+/// by `make_worker(k)` for worker k. Seeds are handed out in order, one at
+/// a time, to whichever worker is free; `on_result` sees the results in
+/// seed order, and the report is the one `jobs = 1` gives in every field
+/// but wall times. An infrastructure error at a seed stops the campaign
+/// there, as with one worker: later seeds that other workers finished are
+/// dropped. A worker that cannot be made stops the campaign before its
+/// first seed. Returns the report and what each worker handed back.
+pub fn run_campaign_jobs<W: Worker>(
+    options: &CampaignOptions,
+    jobs: usize,
+    make_worker: &(dyn Fn(usize) -> Result<W, String> + Sync),
+    on_result: &mut dyn FnMut(&SeedResult),
+) -> (CampaignReport, Vec<W::Done>) {
+    let started = Instant::now();
+    let count = options.seeds().count() as u64;
+    let jobs = jobs.clamp(1, count.max(1).min(usize::MAX as u64) as usize);
+    let next = AtomicU64::new(0);
+    // The position of the earliest infrastructure error; no seed after it
+    // is started.
+    let stop_at = AtomicU64::new(u64::MAX);
+    let opened = Barrier::new(jobs);
+    let open_failed = AtomicBool::new(false);
+    let seeds = SeedRunner::new(options);
+    let (tx, rx) = mpsc::channel::<Message<W::Done>>();
+    let mut tally = Tally::default();
+    let mut names: Option<(String, String)> = None;
+    let mut open_error: Option<String> = None;
+    let mut done = Vec::new();
+    std::thread::scope(|scope| {
+        for k in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop_at, opened, open_failed, seeds) =
+                (&next, &stop_at, &opened, &open_failed, &seeds);
+            scope.spawn(move || {
+                let worker = catch_unwind(AssertUnwindSafe(|| make_worker(k)))
+                    .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&panic))));
+                let mut worker = match worker {
+                    Ok(mut w) => {
+                        let (r, d) = w.models();
+                        let names = (r.name().to_string(), d.name().to_string());
+                        let _ = tx.send(Message::Opened(Ok(names)));
+                        w
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Message::Opened(Err(e)));
+                        open_failed.store(true, Ordering::SeqCst);
+                        opened.wait();
+                        return;
+                    }
+                };
+                opened.wait();
+                if !open_failed.load(Ordering::SeqCst) {
+                    let mut resident = Resident::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::SeqCst);
+                        if index >= count || index > stop_at.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        worker.start_case(index + 1);
+                        let seed = options.first_seed + index;
+                        let ran = {
+                            let (reference, dut) = worker.models();
+                            seeds.start(seed, reference, dut, &mut resident)
+                        };
+                        let ran = ran.map(|ran| {
+                            let artefacts = match &ran.outcome.first_mismatch {
+                                Some(m) => worker.on_mismatch(&ran.case, m),
+                                None => Artefacts::default(),
+                            };
+                            ran.finish(artefacts)
+                        });
+                        match ran {
+                            Ok(seed_done) => {
+                                let _ = tx.send(Message::Seed(index, Box::new(seed_done)));
+                            }
+                            Err(e) => {
+                                stop_at.fetch_min(index, Ordering::SeqCst);
+                                let _ = tx.send(Message::Stopped(index, e));
+                                break;
+                            }
+                        }
+                    }
+                }
+                let _ = tx.send(Message::Finished(worker.finish()));
+            });
+        }
+        drop(tx);
+        // Results arrive in any order; they are reported in seed order.
+        let mut waiting: BTreeMap<u64, Box<SeedDone>> = BTreeMap::new();
+        let mut reported = 0u64;
+        let mut stopped: Option<(u64, InfraError)> = None;
+        for message in rx {
+            match message {
+                Message::Opened(Ok(pair)) => {
+                    names.get_or_insert(pair);
+                }
+                Message::Opened(Err(e)) => {
+                    open_error.get_or_insert(e);
+                }
+                Message::Seed(index, seed_done) => {
+                    waiting.insert(index, seed_done);
+                }
+                Message::Stopped(index, e) => {
+                    if stopped.as_ref().is_none_or(|(at, _)| index < *at) {
+                        stopped = Some((index, e));
+                    }
+                }
+                Message::Finished(d) => done.push(d),
+            }
+            let limit = stopped.as_ref().map_or(u64::MAX, |(at, _)| *at);
+            while reported < limit {
+                let Some(seed_done) = waiting.remove(&reported) else {
+                    break;
+                };
+                on_result(&seed_done.result);
+                tally.add(*seed_done);
+                reported += 1;
+            }
+        }
+        if let Some((_, e)) = stopped {
+            tally.stopped = Some(e);
+        }
+    });
+    let (reference, dut) = names.unwrap_or_default();
+    if let Some(message) = open_error {
+        let mut report = tally.report(options, reference, dut, started);
+        report.results.clear();
+        report.summary = Summary::nothing_ran(Some(InfraError {
+            seed: options.first_seed,
+            message,
+        }));
+        return (report, done);
+    }
+    (tally.report(options, reference, dut, started), done)
+}
+/// Runs one seed of a campaign: the part every worker shares.
+struct SeedRunner {
+    gen: GenOptions,
+    timing: Option<TimingMode>,
+}
+
+/// A seed that ran to a verdict, before its mismatch (if any) is recorded.
+struct Ran {
+    case: TestCase,
+    outcome: Outcome,
+    wall: Duration,
+}
+
+/// A seed's result and the busy cycles it adds to the summary.
+struct SeedDone {
+    result: SeedResult,
+    engine_busy: [u64; 5],
+}
+
+impl SeedRunner {
+    fn new(options: &CampaignOptions) -> SeedRunner {
+        SeedRunner {
+            gen: options.gen_options(),
+            timing: options.timing,
+        }
+    }
+
+    /// Generates and runs `seed`; an error or a panic in a model is an
+    /// infrastructure error at that seed.
+    fn start(
+        &self,
+        seed: u64,
+        reference: &mut dyn NpuModel,
+        dut: &mut dyn NpuModel,
+        resident: &mut Resident,
+    ) -> Result<Ran, InfraError> {
         let t0 = Instant::now();
-        let case = TestCase::generate(seed, &gen);
-        let timing = options.timing.unwrap_or(TimingMode::default_for(&case));
+        let case = TestCase::generate(seed, &self.gen);
+        let timing = self.timing.unwrap_or(TimingMode::default_for(&case));
         let ran = catch_unwind(AssertUnwindSafe(|| {
-            run_case_with(&case, reference, dut, timing)
+            run_case_resident(&case, reference, dut, timing, resident)
         }));
         let outcome = match ran {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(e)) => {
-                stopped = Some(InfraError {
+                return Err(InfraError {
                     seed,
                     message: e.to_string(),
-                });
-                break;
+                })
             }
             Err(panic) => {
-                stopped = Some(InfraError {
+                resident.forget();
+                return Err(InfraError {
                     seed,
                     message: format!("a model panicked: {}", panic_message(&panic)),
                 });
-                break;
             }
         };
-        let wall = t0.elapsed();
-        for (total, busy) in engine_busy.iter_mut().zip(outcome.engine_busy) {
+        Ok(Ran {
+            case,
+            outcome,
+            wall: t0.elapsed(),
+        })
+    }
+}
+
+impl Ran {
+    fn finish(self, artefacts: Artefacts) -> SeedDone {
+        SeedDone {
+            engine_busy: self.outcome.engine_busy,
+            result: SeedResult {
+                seed: self.case.seed,
+                instructions: self.outcome.instructions,
+                cycles: self.outcome.cycles,
+                wall: self.wall,
+                mismatch: self.outcome.first_mismatch,
+                artefacts,
+            },
+        }
+    }
+}
+
+/// The results of a campaign so far, in seed order.
+#[derive(Default)]
+struct Tally {
+    results: Vec<SeedResult>,
+    engine_busy: [u64; 5],
+    stopped: Option<InfraError>,
+}
+
+impl Tally {
+    fn add(&mut self, done: SeedDone) {
+        for (total, busy) in self.engine_busy.iter_mut().zip(done.engine_busy) {
             *total += busy;
         }
-        let artefacts = match &outcome.first_mismatch {
-            Some(m) => on_mismatch(&case, m),
-            None => Artefacts::default(),
-        };
-        let result = SeedResult {
-            seed,
-            instructions: outcome.instructions,
-            cycles: outcome.cycles,
-            wall,
-            mismatch: outcome.first_mismatch,
-            artefacts,
-        };
-        on_result(&result);
-        results.push(result);
+        self.results.push(done.result);
     }
-    let mismatched = results.iter().filter(|r| r.mismatch.is_some()).count() as u64;
-    let summary = Summary {
-        seeds: results.len() as u64,
-        matched: results.len() as u64 - mismatched,
-        mismatched,
-        instructions: results.iter().map(|r| u64::from(r.instructions)).sum(),
-        cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
-        wall: started.elapsed(),
-        stopped,
-        engine_busy,
-    };
-    CampaignReport {
-        options: options.clone(),
-        reference_model: reference.name().to_string(),
-        dut_model: dut.name().to_string(),
-        results,
-        summary,
+
+    fn report(
+        self,
+        options: &CampaignOptions,
+        reference_model: String,
+        dut_model: String,
+        started: Instant,
+    ) -> CampaignReport {
+        let results = self.results;
+        let mismatched = results.iter().filter(|r| r.mismatch.is_some()).count() as u64;
+        let summary = Summary {
+            seeds: results.len() as u64,
+            matched: results.len() as u64 - mismatched,
+            mismatched,
+            instructions: results.iter().map(|r| u64::from(r.instructions)).sum(),
+            cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
+            wall: started.elapsed(),
+            stopped: self.stopped,
+            engine_busy: self.engine_busy,
+        };
+        CampaignReport {
+            options: options.clone(),
+            reference_model,
+            dut_model,
+            results,
+            summary,
+        }
     }
 }
 

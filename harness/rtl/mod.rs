@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 
 use pccx_golden::model::{
-    AxiResp, Clocked, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, SimControls, Word,
-    HOST_WORDS,
+    AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, SimControls,
+    Word, HOST_WORDS,
 };
 
 use crate::config::HwConfig;
@@ -502,6 +502,19 @@ fn set_bits(mut mask: u8) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The shim passes a 128-bit word as two u64, least significant first:
+/// on a little-endian host that is the layout of a `u128`, so a slice of
+/// words goes to the shim as it is, with no copy.
+#[cfg(target_endian = "little")]
+fn words_as_pairs(words: &[Word]) -> *const u64 {
+    words.as_ptr().cast()
+}
+
+#[cfg(target_endian = "little")]
+fn words_as_pairs_mut(words: &mut [Word]) -> *mut u64 {
+    words.as_mut_ptr().cast()
+}
+
 fn split(w: Word) -> [u64; 2] {
     [w as u64, (w >> 64) as u64]
 }
@@ -576,10 +589,11 @@ impl NpuModel for RtlModel {
 
     fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
         self.check_l2_range(addr, data.len())?;
-        let flat: Vec<u64> = data.iter().flat_map(|w| split(*w)).collect();
         let write = self.ops.l2_write.expect("shim l2_write");
-        // SAFETY: range checked; `flat` holds 2 * len u64.
-        let rc = unsafe { write(self.sim, addr, data.len() as u32, flat.as_ptr()) };
+        // SAFETY: range checked; a u128 is two u64 in the order the shim
+        // reads them, low half first, on a little-endian host (the only
+        // kind this builds for, see `words_as_pairs`).
+        let rc = unsafe { write(self.sim, addr, data.len() as u32, words_as_pairs(data)) };
         if rc != 0 {
             return Err(ModelError::Backdoor(format!(
                 "shim refused L2 write at {addr}"
@@ -590,17 +604,14 @@ impl NpuModel for RtlModel {
 
     fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
         self.check_l2_range(addr, out.len())?;
-        let mut flat = vec![0u64; out.len() * 2];
         let read = self.ops.l2_read.expect("shim l2_read");
-        // SAFETY: range checked; `flat` has room for 2 * len u64.
-        let rc = unsafe { read(self.sim, addr, out.len() as u32, flat.as_mut_ptr()) };
+        // SAFETY: range checked; `out` has room for 2 * len u64, written
+        // as the u128 words they make (see `words_as_pairs`).
+        let rc = unsafe { read(self.sim, addr, out.len() as u32, words_as_pairs_mut(out)) };
         if rc != 0 {
             return Err(ModelError::Backdoor(format!(
                 "shim refused L2 read at {addr}"
             )));
-        }
-        for (o, pair) in out.iter_mut().zip(flat.chunks_exact(2)) {
-            *o = join([pair[0], pair[1]]);
         }
         Ok(())
     }
@@ -609,6 +620,21 @@ impl NpuModel for RtlModel {
         Self::check_host_range(addr, data.len())?;
         self.host.mem[addr as usize..addr as usize + data.len()].copy_from_slice(data);
         Ok(())
+    }
+
+    fn host_view(&self) -> Option<MemoryView<'_>> {
+        Some(MemoryView::of_words(&self.host.mem))
+    }
+
+    fn l2_view(&self) -> Option<MemoryView<'_>> {
+        let data = self.ops.l2_data?;
+        // SAFETY: the shim lends its L2 array of `l2_words` 16-byte words;
+        // it changes only when the model is ticked or written, which needs
+        // `&mut self`, so not while this borrow of `self` lives.
+        unsafe {
+            let ptr = data(self.sim);
+            (!ptr.is_null()).then(|| MemoryView::from_raw(ptr, self.config.l2_words as usize))
+        }
     }
 
     fn read_host(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {

@@ -10,7 +10,10 @@
 //! then the whole architectural state.
 
 mod mismatch;
+mod resident;
 mod timing;
+
+pub use resident::{Changes, Resident};
 
 pub use mismatch::{
     hex_word, status_fields, CheckKind, Difference, Engine, Field, GroupDiff, Memory, Mismatch,
@@ -21,8 +24,8 @@ use crate::stimulus::TestCase;
 use mismatch::{err_name, resp_name, shape, stream_name, table_slot};
 use pccx_golden::asm::Item;
 use pccx_golden::model::{
-    reg, AxiResp, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word, HOST_WORDS,
-    SHAPE_ENTRIES,
+    reg, AxiResp, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
+    HOST_WORDS, SHAPE_ENTRIES,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,9 +113,31 @@ pub fn run_case_with(
     dut: &mut dyn NpuModel,
     timing: TimingMode,
 ) -> Result<Outcome, ModelError> {
+    run_case_resident(case, reference, dut, timing, &mut Resident::new())
+}
+
+/// [`run_case_with`] for the next case of a campaign on the same two
+/// models: `resident` says what their memories hold from the case before,
+/// so that only the words that differ are loaded, and is brought up to
+/// date for the next one (scoreboard/resident.rs).
+pub fn run_case_resident(
+    case: &TestCase,
+    reference: &mut dyn NpuModel,
+    dut: &mut dyn NpuModel,
+    timing: TimingMode,
+    resident: &mut Resident,
+) -> Result<Outcome, ModelError> {
     let mut run = Run::new(case, reference, dut);
     run.timing = timing;
-    match run.execute() {
+    let ran = run.execute(resident);
+    match ran {
+        Ok(()) if !run.has_mismatch() => {
+            let (l2, host) = run.reference_writes();
+            resident.matched(case, l2, host);
+        }
+        _ => resident.forget(),
+    }
+    match ran {
         Ok(()) => {}
         Err(e) if run.has_mismatch() => run.note_after_mismatch(&e),
         Err(e) => return Err(e),
@@ -248,8 +273,19 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn execute(&mut self) -> Result<(), ModelError> {
-        self.load()?;
+    /// The word addresses of every L2 and host write the reference made.
+    fn reference_writes(&self) -> (Vec<u32>, Vec<u32>) {
+        let records = || self.pairs.values().map(|p| &p.r);
+        (
+            records()
+                .flat_map(|r| r.l2.iter().map(|w| w.addr))
+                .collect(),
+            records().flat_map(|r| r.host.iter().map(|w| w.0)).collect(),
+        )
+    }
+
+    fn execute(&mut self, resident: &Resident) -> Result<(), ModelError> {
+        self.load(resident)?;
         for item in &self.case.program.items {
             self.apply(item)?;
             self.collect();
@@ -311,7 +347,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn load(&mut self) -> Result<(), ModelError> {
+    fn load(&mut self, resident: &Resident) -> Result<(), ModelError> {
         let want = self.case.options.l2_words;
         for m in [&mut *self.a, &mut *self.b] {
             if m.l2_words() != want {
@@ -323,17 +359,32 @@ impl<'a> Run<'a> {
                 )));
             }
         }
-        let (l2, host) = (self.case.l2_image(), self.case.host_image());
-        let stalls = self.case.io_stall_seed();
-        let weights = self.case.weight_source();
+        // Both images in full unless the models hold the previous case of
+        // a campaign (scoreboard/resident.rs).
+        let case = self.case;
+        let changes = resident.changes(case);
+        let full = changes
+            .is_none()
+            .then(|| (case.l2_image(), case.host_image()));
+        let stalls = case.io_stall_seed();
+        let weights = case.weight_source();
         for m in [&mut *self.a, &mut *self.b] {
             if let Some(sim) = m.sim_controls() {
                 sim.set_io_stalls(stalls);
             }
             m.set_weight_source(weights.clone());
             call(m, |m| m.reset())?;
-            call(m, |m| m.write_l2(0, &l2))?;
-            call(m, |m| m.write_host(0, &host))?;
+            match &full {
+                Some((l2, host)) => {
+                    call(m, |m| m.write_l2(0, l2))?;
+                    call(m, |m| m.write_host(0, host))?;
+                }
+                None => {
+                    if let Some(changes) = &changes {
+                        call(m, |m| changes.apply(m))?;
+                    }
+                }
+            }
             // Drop whatever the reset or the load reported: it belongs to
             // no instruction of this case.
             m.take_events();
@@ -929,49 +980,94 @@ fn call<T>(
     })
 }
 
-/// The first differing word of two whole memories.
-fn memory_diff(kind: CheckKind, memory: Memory, r: &[Word], d: &[Word]) -> Found {
-    let first = r.iter().zip(d).position(|(x, y)| x != y)?;
-    let differing = r.iter().zip(d).filter(|(x, y)| x != y).count();
+/// Words compared at a time: two buffers of this many words stay in the
+/// core's cache, so a whole memory is compared without allocating or
+/// clearing a copy of it (docs/build.md, "Campaign throughput").
+const COMPARE_CHUNK_WORDS: usize = 4096;
+
+/// The memory `m` lends, if it does.
+fn lent_memory(m: &dyn NpuModel, memory: Memory) -> Option<MemoryView<'_>> {
+    match memory {
+        Memory::L2 => m.l2_view(),
+        Memory::Host => m.host_view(),
+    }
+}
+
+/// Compares every word of one memory of the two models: in place where a
+/// model lends its memory (a view), else a chunk at a time through the
+/// back door (`read`). The first differing word, and how many differ in
+/// all.
+fn compare_memory(
+    kind: CheckKind,
+    memory: Memory,
+    words: u32,
+    a: &mut dyn NpuModel,
+    b: &mut dyn NpuModel,
+    read: impl Fn(&mut dyn NpuModel, u32, &mut [Word]) -> Result<(), ModelError>,
+) -> Result<Found, ModelError> {
+    // A view of another length than the memory is read instead.
+    let lends =
+        |m: &dyn NpuModel| lent_memory(m, memory).is_some_and(|v| v.words() == words as usize);
+    let (a_lends, b_lends) = (lends(&*a), lends(&*b));
+    let (mut r_buf, mut d_buf) = (Vec::new(), Vec::new());
+    let mut first: Option<(u32, Word, Word)> = None;
+    let mut differing = 0usize;
+    let mut start = 0u32;
+    while start < words {
+        let n = (words - start).min(COMPARE_CHUNK_WORDS as u32) as usize;
+        let range = start as usize..start as usize + n;
+        let r = if a_lends {
+            lent_memory(&*a, memory).expect("lent").bytes(range.clone())
+        } else {
+            r_buf.resize(n, 0);
+            call(a, |m| read(m, start, &mut r_buf[..n]))?;
+            MemoryView::of_words(&r_buf[..n]).bytes(0..n)
+        };
+        let d = if b_lends {
+            lent_memory(&*b, memory).expect("lent").bytes(range)
+        } else {
+            d_buf.resize(n, 0);
+            call(b, |m| read(m, start, &mut d_buf[..n]))?;
+            MemoryView::of_words(&d_buf[..n]).bytes(0..n)
+        };
+        if r != d {
+            for (i, (x, y)) in r.chunks_exact(16).zip(d.chunks_exact(16)).enumerate() {
+                if x != y {
+                    differing += 1;
+                    let word = |b: &[u8]| u128::from_le_bytes(b.try_into().expect("16 bytes"));
+                    first.get_or_insert((start + i as u32, word(x), word(y)));
+                }
+            }
+        }
+        start += n as u32;
+    }
+    let Some((addr, reference, dut)) = first else {
+        return Ok(None);
+    };
     let mem = memory.name();
-    Some(Finding::new(
+    Ok(Some(Finding::new(
         kind,
         Difference::FinalMemory {
             memory,
-            addr: first as u32,
-            reference: r[first],
-            dut: d[first],
+            addr,
+            reference,
+            dut,
             differing,
         },
-        format!("{mem}[0x{first:05x}] = {}", hex_word(r[first])),
-        format!("{mem}[0x{first:05x}] = {}", hex_word(d[first])),
-    ))
-}
-
-fn read_all(
-    m: &mut dyn NpuModel,
-    words: u32,
-    read: impl Fn(&mut dyn NpuModel, &mut [Word]) -> Result<(), ModelError>,
-) -> Result<Vec<Word>, ModelError> {
-    let mut out = vec![0; words as usize];
-    call(m, |m| read(m, &mut out))?;
-    Ok(out)
+        format!("{mem}[0x{addr:05x}] = {}", hex_word(reference)),
+        format!("{mem}[0x{addr:05x}] = {}", hex_word(dut)),
+    )))
 }
 
 fn final_l2(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
     let words = a.l2_words();
-    let read = |m: &mut dyn NpuModel, out: &mut [Word]| m.read_l2(0, out);
-    let (r, d) = (read_all(a, words, read)?, read_all(b, words, read)?);
-    Ok(memory_diff(CheckKind::FinalL2, Memory::L2, &r, &d))
+    let read = |m: &mut dyn NpuModel, addr, out: &mut [Word]| m.read_l2(addr, out);
+    compare_memory(CheckKind::FinalL2, Memory::L2, words, a, b, read)
 }
 
 fn final_host(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
-    let read = |m: &mut dyn NpuModel, out: &mut [Word]| m.read_host(0, out);
-    let (r, d) = (
-        read_all(a, HOST_WORDS, read)?,
-        read_all(b, HOST_WORDS, read)?,
-    );
-    Ok(memory_diff(CheckKind::FinalHost, Memory::Host, &r, &d))
+    let read = |m: &mut dyn NpuModel, addr, out: &mut [Word]| m.read_host(addr, out);
+    compare_memory(CheckKind::FinalHost, Memory::Host, HOST_WORDS, a, b, read)
 }
 
 fn final_tables(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {

@@ -8,8 +8,10 @@
 
 pub mod cvo_sweep;
 mod generator;
+pub mod image;
 pub mod prng;
 
+pub use image::{ImageRule, Window};
 pub use prng::{Rng, SplitMix64};
 
 use crate::config::HwConfig;
@@ -174,10 +176,15 @@ pub struct TestCase {
     pub seed: u64,
     pub options: GenOptions,
     pub program: Program,
-    /// [`fill`] seed of the whole initial L2 (`options.l2_words` words).
+    /// Seed of the initial L2's own words (`options.l2_words` words; which
+    /// words are its own: [`TestCase::image`]).
     pub l2_init_seed: u64,
-    /// [`fill`] seed of the whole initial host memory (`HOST_WORDS` words).
+    /// Seed of the initial host memory's own words (`HOST_WORDS` words).
     pub host_init_seed: u64,
+    /// Which words of the images come from the two seeds above: all of them
+    /// (version-1 repro files), or the windows of the program over a base
+    /// image every case shares (docs/stimulus.md, "Images").
+    pub image: ImageRule,
     /// Seed of both weight streams ([`WeightSource::new`]).
     pub weight_seed: u64,
     /// Words written over the seeded L2 image, in order: (address, words).
@@ -197,10 +204,12 @@ impl TestCase {
         let l2_init_seed = seeds.next_u64();
         let host_init_seed = seeds.next_u64();
         let weight_seed = seeds.next_u64();
+        let program = generator::generate(program_seed, options);
         TestCase {
             seed,
             options: options.clone(),
-            program: generator::generate(program_seed, options),
+            image: ImageRule::windowed_for(&program, options.l2_words),
+            program,
             l2_init_seed,
             host_init_seed,
             weight_seed,
@@ -225,6 +234,7 @@ impl TestCase {
     /// A hand-written program with images from `seed` (directed tests).
     pub fn directed(seed: u64, options: &GenOptions, program: Program) -> TestCase {
         TestCase {
+            image: ImageRule::windowed_for(&program, options.l2_words),
             program,
             ..TestCase::generate(
                 seed,
@@ -244,14 +254,27 @@ impl TestCase {
             .then_some(self.seed ^ 0x5354_414C_4C49_4F00)
     }
 
-    /// The initial L2: [`fill`] of the L2 seed, with one 16-bit element in
-    /// sixteen replaced by a BF16 special value ([`with_specials`]), then
-    /// half of its 32-word blocks holding moderate BF16 values
-    /// ([`with_moderate_blocks`]), then the case's patches.
+    /// The initial L2, every word of it. Under the whole rule: [`fill`] of
+    /// the L2 seed, with one 16-bit element in sixteen replaced by a BF16
+    /// special value ([`with_specials`]), then half of its 32-word blocks
+    /// holding moderate BF16 values ([`with_moderate_blocks`]). Under the
+    /// windowed rule: the base image with the L2 seed's words
+    /// ([`image::l2_word`]) in the windows. Then the case's patches.
     pub fn l2_image(&self) -> Vec<Word> {
-        let mut image = fill(self.l2_init_seed, self.options.l2_words as usize);
-        with_specials(&mut image, self.l2_init_seed ^ SPECIALS_SEED_SALT);
-        with_moderate_blocks(&mut image, self.l2_init_seed ^ MODERATE_SEED_SALT);
+        let words = self.options.l2_words as usize;
+        let mut image = match &self.image {
+            ImageRule::Whole => {
+                let mut image = fill(self.l2_init_seed, words);
+                with_specials(&mut image, self.l2_init_seed ^ SPECIALS_SEED_SALT);
+                with_moderate_blocks(&mut image, self.l2_init_seed ^ MODERATE_SEED_SALT);
+                image
+            }
+            ImageRule::Windowed { l2, .. } => {
+                let mut image = image::base_l2(self.options.l2_words).to_vec();
+                image::paint(&mut image, l2, |i| image::l2_word(self.l2_init_seed, i));
+                image
+            }
+        };
         for (addr, words) in &self.l2_patches {
             let start = (*addr as usize).min(image.len());
             let end = (start + words.len()).min(image.len());
@@ -260,8 +283,20 @@ impl TestCase {
         image
     }
 
+    /// The initial host memory, every word of it: [`fill`] of the host seed
+    /// (whole rule), or the host base image with the host seed's words in
+    /// the windows.
     pub fn host_image(&self) -> Vec<Word> {
-        fill(self.host_init_seed, HOST_WORDS as usize)
+        match &self.image {
+            ImageRule::Whole => fill(self.host_init_seed, HOST_WORDS as usize),
+            ImageRule::Windowed { host, .. } => {
+                let mut image = image::base_host().to_vec();
+                image::paint(&mut image, host, |i| {
+                    image::host_word(self.host_init_seed, i)
+                });
+                image
+            }
+        }
     }
 }
 

@@ -1,17 +1,94 @@
-//! `pccx-cosim bench --busy`: how fast the Verilated model simulates while
+//! `pccx-cosim bench`: how fast the Verilated model simulates on its own,
+//! with no golden model and no scoreboard in the loop, either replaying a
+//! campaign's programs (the yardstick of a campaign's throughput) or while
 //! the GEMM systolic array (or the GEMV vector core, or the uCVO cores) is
-//! busy, with no golden
-//! model and no scoreboard in the loop: the figure the RTL's simulation speed
-//! is judged by (docs/build.md).
+//! busy on one large instruction (docs/build.md).
 
 use std::time::Instant;
 
+use pccx_golden::asm::Item;
 use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp};
-use pccx_golden::model::{Event, ShapeEntry, ShapeTable};
+use pccx_golden::model::{Event, ModelError, NpuModel, ShapeEntry, ShapeTable};
 use pccx_golden::streams::WeightSource;
 
 use crate::config::HwConfig;
 use crate::env::models::{DutKind, Setup};
+use crate::scoreboard::{Resident, QUIESCENCE_CYCLES};
+use crate::stimulus::TestCase;
+
+/// Simulated cycles (the last retire cycle of each case, summed, as a
+/// campaign counts them) and the wall time they took.
+#[derive(Clone, Copy, Debug)]
+pub struct Throughput {
+    pub cycles: u64,
+    pub seconds: f64,
+}
+
+impl Throughput {
+    pub fn cycles_per_second(&self) -> f64 {
+        self.cycles as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Replays `cases` into `rtl` alone, as a campaign drives its DUT: the
+/// same loading (only the words a case changes, scoreboard/resident.rs),
+/// the same front-door traffic, the drain and the quiescence idle, but no
+/// reference, no checks and no final comparison. The cases are made
+/// beforehand, so their generation is not timed.
+pub fn rtl_alone(rtl: &mut dyn NpuModel, cases: &[TestCase]) -> Result<Throughput, ModelError> {
+    let mut resident = Resident::new();
+    let mut cycles = 0u64;
+    let (mut l2_writes, mut host_writes) = (Vec::new(), Vec::new());
+    let begin = Instant::now();
+    for case in cases {
+        if let Some(sim) = rtl.sim_controls() {
+            sim.set_io_stalls(case.io_stall_seed());
+        }
+        rtl.set_weight_source(case.weight_source());
+        rtl.reset()?;
+        if let Some(changes) = resident.changes(case) {
+            changes.apply(rtl)?;
+        } else {
+            rtl.write_l2(0, &case.l2_image())?;
+            rtl.write_host(0, &case.host_image())?;
+        }
+        rtl.take_events();
+        l2_writes.clear();
+        host_writes.clear();
+        let mut last_retire = 0u64;
+        let mut note = |events: Vec<Event>| {
+            for e in events {
+                match e {
+                    Event::L2Write { addr, .. } => l2_writes.push(addr),
+                    Event::HostWrite { addr, .. } => host_writes.push(addr),
+                    Event::Retire { cycle: Some(c), .. } => last_retire = last_retire.max(c),
+                    _ => {}
+                }
+            }
+        };
+        for item in &case.program.items {
+            match *item {
+                Item::Instr(word) => {
+                    rtl.issue(word)?;
+                }
+                Item::Idle(n) => rtl.idle(n)?,
+                Item::RegWrite { offset, value } => {
+                    rtl.reg_write(offset, value)?;
+                }
+            }
+            note(rtl.take_events());
+        }
+        rtl.drain()?;
+        rtl.idle(QUIESCENCE_CYCLES)?;
+        note(rtl.take_events());
+        cycles += last_retire;
+        resident.matched(case, l2_writes.iter().copied(), host_writes.iter().copied());
+    }
+    Ok(Throughput {
+        cycles,
+        seconds: begin.elapsed().as_secs_f64(),
+    })
+}
 
 /// Which engine a busy benchmark keeps busy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

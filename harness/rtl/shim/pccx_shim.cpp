@@ -262,10 +262,18 @@ uint64_t table_read(void *sim, uint32_t table, uint32_t index) {
 
 uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max; }
 
+// The words of an unpacked array of VlWide<4> lie one after another, 16
+// bytes each (VlUnpacked holds a plain C array of them).
+static_assert(sizeof(VlWide<4>) == 16, "a 128-bit L2 word is 16 bytes");
+const uint8_t *l2_data(void *sim) {
+  PCCX_ROOT *root = top_of(sim)->rootp;
+  return reinterpret_cast<const uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
+}
+
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
-    coverage_write,
+    coverage_write,        l2_data,
 };
 
 }  // namespace

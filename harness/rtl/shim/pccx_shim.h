@@ -121,6 +121,10 @@ typedef struct pccx_sim_ops {
    * Verilator's coverage.dat format. Returns 0, -1 if the model has no
    * coverage, -2 if the file cannot be written. */
   int (*coverage_write)(void *sim, const char *path);
+  /* The L2 array in place, for reading without a copy: l2_words words of
+   * 16 bytes each, least significant byte first on a little-endian host,
+   * valid until the model is next ticked, written or destroyed. */
+  const uint8_t *(*l2_data)(void *sim);
 } pccx_sim_ops;
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@ use crate::env::faults::Fault;
 use crate::env::models::{DutKind, HostIo, Setup};
 use crate::format::{self, Hex, Hex128, Hex64};
 use crate::scoreboard::MismatchRecord;
-use crate::stimulus::{GenOptions, TestCase};
+use crate::stimulus::{GenOptions, ImageRule, TestCase, Window};
 use crate::triage::shrink::ProgramSize;
 use crate::triage::signature::SignatureRecord;
 use pccx_golden::asm::{format_program, Item, Program};
@@ -18,13 +18,24 @@ use serde_json::Value;
 
 /// The `format` field of every repro file.
 pub const FORMAT: &str = "pccx-cosim repro";
-/// The `version` field: bumped when a field changes meaning.
-pub const VERSION: u64 = 1;
+/// The `version` field: bumped when a field changes meaning. Version 2
+/// added `images.rule` and the windows; a version-1 file is read as the
+/// whole rule it was written under.
+pub const VERSION: u64 = 2;
+/// The oldest version this build reads.
+pub const OLDEST_VERSION: u64 = 1;
 
-/// How `fill` makes an image from its seed, as the file states it.
+/// How the whole rule makes an image from its seed, as the file states it.
 pub const FILL_RULE: &str = "word i of an image is the i-th Rng::next_u128 of Rng::new(seed): \
      xoshiro256** 1.0 whose state is the first four SplitMix64 outputs of seed, \
      two draws per word, low half first (harness/stimulus, docs/stimulus.md)";
+
+/// How the windowed rule makes an image, as the file states it.
+pub const WINDOWED_FILL_RULE: &str = "word i is the image seed's word i inside a window and \
+     the base seed's word i elsewhere (base seeds: L2 0x5043435842415345, host \
+     0x50434358484F5354 as stimulus::image::BASE_*_SEED); a seed's word i is made of \
+     SplitMix64(seed) outputs 2i+1 (low half) and 2i+2, L2 words then with moderate \
+     blocks and BF16 specials (harness/stimulus/image.rs, docs/stimulus.md)";
 
 /// How a weight stream's beats follow from the case's weight seed, as the
 /// file states it.
@@ -101,10 +112,74 @@ struct ImagesFile {
     host_words: u32,
     #[serde(default)]
     fill: String,
+    /// Which words come from the seeds; version-1 files have none and were
+    /// written under the whole rule.
+    #[serde(default)]
+    rule: Option<ImageRuleName>,
+    /// The windows of the windowed rule.
+    #[serde(default)]
+    l2_windows: Option<Vec<Window>>,
+    #[serde(default)]
+    host_windows: Option<Vec<Window>>,
     /// Words written over the seeded L2 image; files written before
     /// patches existed have none.
     #[serde(default)]
     l2_patches: Vec<PatchFile>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ImageRuleName {
+    Whole,
+    Windowed,
+}
+
+impl ImagesFile {
+    /// The case's image rule; `version` is the file's.
+    fn rule(&mut self, version: u64) -> Result<ImageRule, FieldError> {
+        let rule = match (version, self.rule) {
+            (1, None) => ImageRuleName::Whole,
+            (1, Some(_)) => {
+                return Err(FieldError::new(
+                    "images.rule",
+                    "a version-1 file has no image rule",
+                ))
+            }
+            (_, None) => return Err(FieldError::new("images.rule", "missing")),
+            (_, Some(rule)) => rule,
+        };
+        Ok(match rule {
+            ImageRuleName::Whole => ImageRule::Whole,
+            ImageRuleName::Windowed => {
+                let l2 = check_windows(self.l2_windows.take(), "images.l2_windows", self.l2_words)?;
+                let host =
+                    check_windows(self.host_windows.take(), "images.host_windows", HOST_WORDS)?;
+                ImageRule::Windowed { l2, host }
+            }
+        })
+    }
+}
+
+/// The windows of `field`, each non-empty and inside a memory of `size`
+/// words.
+fn check_windows(
+    windows: Option<Vec<Window>>,
+    field: &str,
+    size: u32,
+) -> Result<Vec<Window>, FieldError> {
+    let windows = windows.ok_or_else(|| FieldError::new(field, "missing"))?;
+    for (n, w) in windows.iter().enumerate() {
+        if w.len == 0 || w.start.checked_add(w.len).is_none_or(|end| end > size) {
+            return Err(FieldError::new(
+                &format!("{field}[{n}]"),
+                format!(
+                    "start {} len {} is empty or past the memory's {size} words",
+                    w.start, w.len
+                ),
+            ));
+        }
+    }
+    Ok(windows)
 }
 
 #[derive(Serialize, Deserialize)]
@@ -194,7 +269,23 @@ impl ReproFile {
                 host_init_seed: Hex(c.host_init_seed),
                 l2_words: c.options.l2_words,
                 host_words: HOST_WORDS,
-                fill: FILL_RULE.into(),
+                fill: match c.image {
+                    ImageRule::Whole => FILL_RULE,
+                    ImageRule::Windowed { .. } => WINDOWED_FILL_RULE,
+                }
+                .into(),
+                rule: Some(match c.image {
+                    ImageRule::Whole => ImageRuleName::Whole,
+                    ImageRule::Windowed { .. } => ImageRuleName::Windowed,
+                }),
+                l2_windows: match &c.image {
+                    ImageRule::Windowed { l2, .. } => Some(l2.clone()),
+                    ImageRule::Whole => None,
+                },
+                host_windows: match &c.image {
+                    ImageRule::Windowed { host, .. } => Some(host.clone()),
+                    ImageRule::Whole => None,
+                },
                 l2_patches: c
                     .l2_patches
                     .iter()
@@ -238,11 +329,14 @@ impl ReproFile {
             None => return Err(FieldError::new("format", "missing")),
         }
         match v.get("version").and_then(Value::as_u64) {
-            Some(VERSION) => {}
+            Some(OLDEST_VERSION..=VERSION) => {}
             Some(other) => {
                 return Err(FieldError::new(
                     "version",
-                    format!("version {other}; this pccx-cosim reads version {VERSION}"),
+                    format!(
+                        "version {other}; this pccx-cosim reads versions \
+                         {OLDEST_VERSION} to {VERSION}"
+                    ),
                 ))
             }
             None => return Err(FieldError::new("version", "missing or not a number")),
@@ -261,7 +355,7 @@ impl ReproFile {
     }
 
     /// The checks serde cannot make, then the [`Repro`].
-    pub(super) fn into_repro(self) -> Result<Repro, FieldError> {
+    pub(super) fn into_repro(mut self) -> Result<Repro, FieldError> {
         let config = self.config.check()?;
         let dut = DutKind::by_name(&self.dut).ok_or_else(|| {
             FieldError::new("dut", format!("`{}`, expected rtl or golden", self.dut))
@@ -295,8 +389,10 @@ impl ReproFile {
         let weight_seed = self
             .weight_stream
             .map_or(TestCase::weight_seed_of(self.seed), |w| w.seed.0);
+        let image = self.images.rule(self.version)?;
         let case = TestCase {
             seed: self.seed,
+            image,
             options,
             program: self.program.program(),
             l2_init_seed: self.images.l2_init_seed.0,
@@ -393,5 +489,21 @@ impl FaultFile {
             ));
         }
         Ok(fault)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stimulus::image::{BASE_HOST_SEED, BASE_L2_SEED};
+
+    #[test]
+    fn the_windowed_rule_states_the_base_seeds() {
+        for seed in [BASE_L2_SEED, BASE_HOST_SEED] {
+            assert!(
+                WINDOWED_FILL_RULE.contains(&format!("0x{seed:X}")),
+                "{seed:#x}"
+            );
+        }
     }
 }
