@@ -360,6 +360,30 @@ mod tests {
             Repro::from_json(&v).unwrap_err().field,
             "program.items[2].write.value"
         );
+        // The windows of the windowed image rule (version 2).
+        assert_eq!(good["images"]["rule"], json!("windowed"));
+        let mut v = good.clone();
+        v["images"]["l2_windows"] = json!([{"start": 4090, "len": 100}]);
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().field,
+            "images.l2_windows[0]"
+        );
+        let mut v = good.clone();
+        v["images"].as_object_mut().unwrap().remove("host_windows");
+        assert_eq!(
+            Repro::from_json(&v).unwrap_err().to_string(),
+            "field `images.host_windows`: missing"
+        );
+        let mut v = good.clone();
+        v["images"]["rule"] = json!("sideways");
+        assert_eq!(Repro::from_json(&v).unwrap_err().field, "images.rule");
+        // A version-1 file has no rule and means the whole rule.
+        let mut v = good.clone();
+        v["version"] = json!(1);
+        assert_eq!(Repro::from_json(&v).unwrap_err().field, "images.rule");
+        v["images"].as_object_mut().unwrap().remove("rule");
+        let old = Repro::from_json(&v).unwrap();
+        assert_eq!(old.case.image, crate::stimulus::ImageRule::Whole);
         let mut v = good;
         v.as_object_mut().unwrap().remove("mismatch");
         let e = Repro::from_json(&v).unwrap_err();
