@@ -1,6 +1,5 @@
 //! `pccx-cosim bench`: simulated cycles per second of a campaign, or of the RTL alone with one engine busy.
 
-use clap::builder::PossibleValuesParser;
 use clap::Args;
 use std::process::ExitCode;
 
@@ -9,7 +8,7 @@ use crate::env::models;
 use crate::env::models::DutKind;
 use crate::regress::campaign::{self, CampaignOptions};
 
-use super::args::{hw_config, parse_u64};
+use super::args::{config_values, hw_config, parse_u64};
 use super::Failure;
 
 // The flags of `bench` (the subcommand's help is the doc comment of
@@ -25,7 +24,7 @@ pub(super) struct BenchArgs {
     /// How many times to run the campaign (the median is reported).
     #[arg(long, default_value_t = 5)]
     repeat: usize,
-    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
     config: String,
     /// Instead of a campaign, time the RTL alone while one engine is
     /// busy on one large instruction: `gemm` (the systolic array),
