@@ -1,14 +1,20 @@
-//! Verilates `hw/rtl` once per hardware configuration (`hw/configs/*.cfg`),
-//! compiles the C++ model and the FFI shim with `cc`, and runs bindgen on the
-//! shim's C header. See docs/build.md for the why of each step. The
-//! Verilator flags shared with the lint and the mutant builds, and the
-//! source list, are in hw/verilator.f.
+//! Verilates `hw/rtl` once per hardware configuration (`hw/configs/*.cfg`)
+//! that this binary links in, compiles the C++ model and the FFI shim with
+//! `cc`, and runs bindgen on the shim's C header. Every product goes through
+//! a cache keyed on its inputs (harness/rtl/recipe.rs), shared by the cargo
+//! profiles, so `cargo test` after `cargo build --release` re-Verilates
+//! nothing. See docs/build.md for the why of each step. The Verilator flags
+//! shared with the lint and the run-time builds, and the source list, are in
+//! hw/verilator.f.
 //!
 //! Environment:
 //! - Without the `rtl` cargo feature (`--no-default-features`): skip all of
 //!   it (the harness then builds without the RTL model; only the golden model
 //!   is available).
-//! - `PCCX_CONFIGS=kv260,tiny`: build only these configurations.
+//! - `PCCX_CONFIGS=kv260,tiny`: link only these configurations (by default:
+//!   every one not marked `TEST_ONLY = 1`; a test-only one named here is
+//!   linked in too).
+//! - `PCCX_RTL_CACHE=DIR`: the cache (default `<target dir>/pccx-rtl-cache`).
 //! - `VERILATOR`: the verilator executable (default: `verilator` on PATH).
 //! - `PCCX_COVERAGE=1`: also build `tiny` with Verilator line and toggle
 //!   coverage, as the extra model `tiny_cov` (`PCCX_COVERAGE=kv260,tiny`
@@ -21,15 +27,34 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
 
+// The key, the cache's install and the class-list reader, shared with the
+// run-time builder (harness/rtl/dynamic.rs); build.rs uses only part of it.
+#[allow(dead_code)]
+#[path = "harness/rtl/recipe.rs"]
+mod recipe;
+
+use recipe::Key;
+
 const MIN_VERILATOR: (u32, u32) = (5, 6);
+
+/// The version of the build steps below, part of every cache key: bump it
+/// when a step changes what it produces (a flag, a file, an order), so that
+/// entries built the old way are not reused.
+const RECIPE: &str = "build.rs-1";
+
+/// Keys of a `.cfg` file that describe the configuration instead of setting
+/// an RTL parameter; they are not passed to Verilator.
+const META_KEYS: &[&str] = &["TEST_ONLY"];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=harness/rtl/recipe.rs");
     println!("cargo:rerun-if-changed=hw/rtl");
     println!("cargo:rerun-if-changed=hw/verilator.f");
     println!("cargo:rerun-if-changed=hw/configs");
     println!("cargo:rerun-if-changed=harness/rtl/shim");
     println!("cargo:rerun-if-env-changed=PCCX_CONFIGS");
+    println!("cargo:rerun-if-env-changed=PCCX_RTL_CACHE");
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
     println!("cargo:rerun-if-env-changed=PCCX_TRACE_DEPTH");
@@ -46,7 +71,9 @@ fn main() {
 
     let verilator = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     let (version, vroot) = check_verilator(&verilator);
-    check_manifest(&root.join("hw/rtl"));
+    // A manifest that names a missing file stops here, with its name
+    // (Verilator reads the list itself, through hw/verilator.f).
+    recipe::model_sources(&root).unwrap_or_else(|e| fail(&e));
     let wanted: Option<Vec<String>> = env::var("PCCX_CONFIGS").ok().map(|s| {
         s.split(',')
             .map(|c| c.trim().to_string())
@@ -70,19 +97,36 @@ fn main() {
                     })
             })
             .collect(),
-        None => configs,
+        // The test-only configurations are built when a test opens one
+        // (harness/rtl/dynamic.rs), not for every binary.
+        None => configs.into_iter().filter(|c| !c.test_only).collect(),
     };
 
-    let include = vroot.join("include");
-    compile_runtime(&out, &include, &version);
+    let cache = cache_dir(&root, &out);
+    // For the run-time builder: where to find and put its shared objects,
+    // and the target the key names.
+    println!("cargo:rustc-env=PCCX_RTL_CACHE_DIR={}", cache.display());
+    println!(
+        "cargo:rustc-env=PCCX_TARGET={}",
+        env::var("TARGET").unwrap()
+    );
+    let builder = Builder {
+        root: root.clone(),
+        cache,
+        verilator,
+        verilator_version: version,
+        include: vroot.join("include"),
+        target: env::var("TARGET").unwrap(),
+    };
+    builder.runtime();
     for cfg in &configs {
-        build_config(&root, &out, &verilator, &include, cfg, false);
+        builder.model(cfg, false);
     }
     if !cov_configs.is_empty() {
-        compile_cov_runtime(&out, &include, &version);
+        builder.cov_runtime();
     }
     for cfg in &cov_configs {
-        build_config(&root, &out, &verilator, &include, cfg, true);
+        builder.model(cfg, true);
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
@@ -95,7 +139,10 @@ fn main() {
 #[derive(Clone)]
 struct HwConfig {
     name: String,
+    /// The RTL parameters (`-G`), every key of the file but [`META_KEYS`].
     params: BTreeMap<String, u64>,
+    /// `TEST_ONLY = 1`: built on demand for the tests, not linked by default.
+    test_only: bool,
 }
 
 impl HwConfig {
@@ -104,6 +151,10 @@ impl HwConfig {
             .params
             .get(key)
             .unwrap_or_else(|| fail(&format!("hw/configs/{}.cfg does not set {key}", self.name)))
+    }
+
+    fn param_list(&self) -> Vec<(&str, u64)> {
+        self.params.iter().map(|(k, v)| (k.as_str(), *v)).collect()
     }
 }
 
@@ -126,6 +177,7 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let text = fs::read_to_string(&path).unwrap();
         let mut params = BTreeMap::new();
+        let mut meta = BTreeMap::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap().trim();
             if line.is_empty() {
@@ -146,9 +198,23 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
                     value.trim()
                 ))
             });
-            params.insert(key.trim().to_string(), value);
+            let key = key.trim().to_string();
+            if META_KEYS.contains(&key.as_str()) {
+                meta.insert(key, value);
+            } else {
+                params.insert(key, value);
+            }
         }
-        configs.push(HwConfig { name, params });
+        let test_only = match meta.get("TEST_ONLY") {
+            None | Some(0) => false,
+            Some(1) => true,
+            Some(v) => fail(&format!("{}: TEST_ONLY is 0 or 1, not {v}", path.display())),
+        };
+        configs.push(HwConfig {
+            name,
+            params,
+            test_only,
+        });
     }
     configs.sort_by(|a, b| a.name.cmp(&b.name));
     if configs.is_empty() {
@@ -157,29 +223,8 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
     configs
 }
 
-/// Stops the build with a clear message if `hw/rtl/manifest.txt` names a
-/// file that is not there (Verilator reads the list itself, through
-/// hw/verilator.f).
-fn check_manifest(rtl: &Path) {
-    let manifest = rtl.join("manifest.txt");
-    let text = fs::read_to_string(&manifest)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", manifest.display())));
-    for l in text
-        .lines()
-        .map(|l| l.split('#').next().unwrap().trim())
-        .filter(|l| !l.is_empty())
-    {
-        if !rtl.join(l).exists() {
-            fail(&format!(
-                "{} lists {l}, which does not exist",
-                manifest.display()
-            ));
-        }
-    }
-}
-
-/// Returns the version string and VERILATOR_ROOT, or stops the build with a
-/// message that says how to get a usable Verilator.
+/// Returns what `verilator --version` printed and VERILATOR_ROOT, or stops
+/// the build with a message that says how to get a usable Verilator.
 fn check_verilator(verilator: &str) -> (String, PathBuf) {
     let hint = "run `bash scripts/setup.sh` (installs Verilator >= 5.006 and libclang), \
                 or build with --no-default-features for a harness without the RTL model";
@@ -215,7 +260,36 @@ fn check_verilator(verilator: &str) -> (String, PathBuf) {
                 "cannot find Verilator's include directory: {hint}"
             ))
         });
-    (version.to_string(), vroot)
+    (text.trim().to_string(), vroot)
+}
+
+/// Where the cache lives: `PCCX_RTL_CACHE`, or `pccx-rtl-cache` in the
+/// target directory, which is shared by every profile. OUT_DIR is
+/// `<target>/[<triple>/]<profile>/build/<package>-<hash>/out`; with
+/// `--target`, the triple adds a level.
+fn cache_dir(root: &Path, out: &Path) -> PathBuf {
+    if let Some(dir) = env::var_os("PCCX_RTL_CACHE").filter(|d| !d.is_empty()) {
+        // Relative to the package root, the build script's working directory.
+        return root.join(dir);
+    }
+    let target_dir = out
+        .ancestors()
+        .nth(4)
+        .filter(|_| out.ancestors().nth(2).and_then(Path::file_name) == Some("build".as_ref()))
+        .map(|dir| {
+            let triple = env::var("TARGET").unwrap_or_default();
+            if dir.file_name() == Some(triple.as_ref()) {
+                dir.parent().unwrap_or(dir)
+            } else {
+                dir
+            }
+        });
+    match target_dir {
+        Some(dir) => dir.join("pccx-rtl-cache"),
+        // An OUT_DIR of a layout cargo does not use today: a cache of this
+        // profile's own, still keyed, never wrong.
+        None => out.join("pccx-rtl-cache"),
+    }
 }
 
 /// FST tracing is compiled in unless PCCX_NO_TRACE=1 (which exists to
@@ -250,15 +324,15 @@ fn coverage_configs(all: &[HwConfig]) -> Vec<HwConfig> {
         .collect()
 }
 
-/// Flags shared by every C++ file built against the Verilator runtime.
-fn verilated_build(include: &Path, opt: &str) -> cc::Build {
-    verilated_build_with(include, opt, false)
-}
-
-/// [`verilated_build`] for a model Verilated with or without coverage
-/// (`VM_COVERAGE` must match between a model and the runtime file that
-/// serves it, verilated_cov.cpp; the rest of the runtime does not read it).
-fn verilated_build_with(include: &Path, opt: &str, coverage: bool) -> cc::Build {
+/// Flags shared by every C++ file built against the Verilator runtime. The
+/// opt level and debug setting are explicit, never the cargo profile's, so
+/// that the dev and release profiles build the same objects and share one
+/// cache entry.
+///
+/// `VM_COVERAGE` must match between a model Verilated with coverage and the
+/// runtime file that serves it (verilated_cov.cpp); the rest of the runtime
+/// does not read it.
+fn verilated_build(include: &Path, opt: &str, coverage: bool) -> cc::Build {
     let trace = if tracing() { "1" } else { "0" };
     let mut b = cc::Build::new();
     b.cpp(true)
@@ -278,191 +352,220 @@ fn verilated_build_with(include: &Path, opt: &str, coverage: bool) -> cc::Build 
     b
 }
 
-/// The Verilator runtime does not change when the RTL does: build it once per
-/// (Verilator version, flags) and keep it in OUT_DIR.
-fn compile_runtime(out: &Path, include: &Path, version: &str) {
-    let key = format!(
-        "vlrt-{version}-O2-{}",
-        if tracing() { "fst" } else { "notrace" }
-    );
-    let dir = out.join(&key);
-    let lib = dir.join("libpccx_vlrt.a");
-    if !lib.exists() {
-        fs::create_dir_all(&dir).unwrap();
-        let mut b = verilated_build(include, "2");
-        for f in [
+/// The identity of the C++ compiler a build uses: its path, every flag cc
+/// gives it (the defines, the opt level, CXXFLAGS and the target's flags
+/// included) and what it says its version is.
+fn compiler_identity(b: &cc::Build) -> String {
+    let tool = b.get_compiler();
+    let version = Command::new(tool.path())
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_else(|e| {
+            fail(&format!(
+                "cannot run the C++ compiler {}: {e} (run `bash scripts/setup.sh`, or set CXX)",
+                tool.path().display()
+            ))
+        });
+    let args: Vec<String> = tool
+        .args()
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!("{} {}\n{version}", tool.path().display(), args.join(" "))
+}
+
+/// Builds the cache entries this binary links, and says how to link them.
+struct Builder {
+    root: PathBuf,
+    cache: PathBuf,
+    verilator: String,
+    /// What `verilator --version` printed.
+    verilator_version: String,
+    include: PathBuf,
+    target: String,
+}
+
+impl Builder {
+    /// The inputs every product's key has beyond its own: the tools and the
+    /// environment that changes what they make.
+    fn common_inputs(&self, builds: &[(&'static str, &cc::Build)]) -> Vec<(&'static str, String)> {
+        let mut inputs = vec![
+            ("verilator --version", self.verilator_version.clone()),
+            ("target", self.target.clone()),
+            ("trace", format!("fst {}", tracing())),
+        ];
+        for var in ["CXX", "CC", "CXXFLAGS", "CFLAGS"] {
+            inputs.push((var, env::var(var).unwrap_or_default()));
+        }
+        for (label, b) in builds {
+            inputs.push((label, compiler_identity(b)));
+        }
+        inputs
+    }
+
+    /// The entry `name`-`key`, built by `build` unless the cache has it, and
+    /// the `cargo:` lines that link its archive `lib<lib>.a`: the same
+    /// lines, from the same function of cc, whether the entry was built now
+    /// or found, so a cached build links exactly like a fresh one.
+    fn cached_archive(
+        &self,
+        name: &str,
+        key: &Key,
+        lib: &str,
+        link: &cc::Build,
+        build: impl FnOnce(&Path) -> Result<(), String>,
+    ) {
+        let (dir, _) = recipe::get_or_build(&self.cache, name, key, build)
+            .unwrap_or_else(|e| fail(&format!("building `{name}`: {e}")));
+        cc::emit_link_directives(link, dir.join(format!("lib{lib}.a")));
+    }
+
+    /// The Verilator runtime (`verilated.cpp`, the threads, DPI and, with
+    /// tracing, the FST writer) at -O2. It does not depend on the RTL: an
+    /// RTL change reuses it.
+    fn runtime(&self) {
+        let b = verilated_build(&self.include, "2", false);
+        let mut key = Key::new(RECIPE);
+        key.add("product", b"verilator runtime");
+        for (label, value) in self.common_inputs(&[("c++ -O2", &b)]) {
+            key.add(label, value.as_bytes());
+        }
+        let mut files = vec![
             "verilated.cpp",
             "verilated_threads.cpp",
             "verilated_dpi.cpp",
-        ] {
-            b.file(include.join(f));
+        ];
+        if tracing() {
+            files.push("verilated_fst_c.cpp");
+        }
+        self.cached_archive("vlrt", &key, "pccx_vlrt", &b, |dir| {
+            let mut build = b.clone();
+            build.files(files.iter().map(|f| self.include.join(f)));
+            archive(&build, dir, "pccx_vlrt", Vec::new())
+        });
+    }
+
+    /// The coverage part of the runtime (`VerilatedCovContext`), only for a
+    /// `PCCX_COVERAGE` build, in an archive of its own, so that the runtime
+    /// itself and its entry stay what they are without it.
+    fn cov_runtime(&self) {
+        let b = verilated_build(&self.include, "2", true);
+        let mut key = Key::new(RECIPE);
+        key.add("product", b"verilator coverage runtime");
+        for (label, value) in self.common_inputs(&[("c++ -O2", &b)]) {
+            key.add(label, value.as_bytes());
+        }
+        self.cached_archive("vlcov", &key, "pccx_vlcov", &b, |dir| {
+            let mut build = b.clone();
+            build.file(self.include.join("verilated_cov.cpp"));
+            archive(&build, dir, "pccx_vlcov", Vec::new())
+        });
+    }
+
+    /// Verilates and compiles one configuration, unless the cache has it;
+    /// with `coverage`, as the model `<name>_cov` with line and toggle
+    /// coverage.
+    fn model(&self, cfg: &HwConfig, coverage: bool) {
+        let name = if coverage {
+            format!("{}_cov", cfg.name)
+        } else {
+            cfg.name.clone()
+        };
+        let prefix = format!("Vpccx_{name}");
+        // The shared flags and the sources (hw/verilator.f), then this build's own.
+        let mut verilator_args: Vec<String> = ["--cc", "--output-split", "5000"]
+            .map(String::from)
+            .to_vec();
+        if coverage {
+            verilator_args.extend(["--coverage-line", "--coverage-toggle"].map(String::from));
         }
         if tracing() {
-            b.file(include.join("verilated_fst_c.cpp"));
+            verilator_args.push("--trace-fst".into());
+            // The depth of the hierarchy a waveform shows: fixed at verilate
+            // time (the runtime `levels` argument has no effect on 5.006).
+            if let Ok(depth) = env::var("PCCX_TRACE_DEPTH") {
+                verilator_args.extend(["--trace-depth".into(), depth]);
+            }
         }
-        b.out_dir(&dir).compile("pccx_vlrt");
-    } else {
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        println!("cargo:rustc-link-lib=static=pccx_vlrt");
+        verilator_args.extend(cfg.params.iter().map(|(k, v)| format!("-G{k}={v}")));
+
+        // Slow (construction, initial) code at -O1, fast (eval) code at -O2;
+        // both end in one archive because they reference each other.
+        let slow = verilated_build(&self.include, "1", coverage);
+        let mut fast = verilated_build(&self.include, "2", coverage);
+        fast.include(self.root.join("harness/rtl/shim"))
+            .define("PCCX_PREFIX", prefix.as_str())
+            .define("PCCX_CONFIG", name.as_str())
+            .define("PCCX_L2_WORDS", cfg.param("L2_WORDS").to_string().as_str())
+            .define(
+                "PCCX_FIFO_DEPTH",
+                cfg.param("FIFO_DEPTH").to_string().as_str(),
+            );
+        let mut build_inputs = self.common_inputs(&[("c++ slow", &slow), ("c++ fast", &fast)]);
+        build_inputs.push(("verilator args", verilator_args.join(" ")));
+        let key = recipe::model_key(RECIPE, &self.root, &name, &cfg.param_list(), &build_inputs)
+            .unwrap_or_else(|e| fail(&e));
+        let lib = format!("pccx_model_{name}");
+        self.cached_archive(&name, &key, &lib, &fast, |dir| {
+            let mdir = dir.join("verilated");
+            let result = Command::new(&self.verilator)
+                .arg("-F")
+                .arg(self.root.join("hw/verilator.f"))
+                .args(&verilator_args)
+                .arg("--prefix")
+                .arg(&prefix)
+                .arg("-Mdir")
+                .arg(&mdir)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", self.verilator))?;
+            if !result.status.success() {
+                return Err(format!(
+                    "Verilator rejected hw/rtl for configuration `{}`:\n{}",
+                    cfg.name,
+                    String::from_utf8_lossy(&result.stderr)
+                ));
+            }
+            let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
+            let cpp = |kinds: &[&str]| -> Vec<PathBuf> {
+                recipe::class_files(&classes, kinds)
+                    .iter()
+                    .map(|f| mdir.join(f))
+                    .collect()
+            };
+            let mut slow_build = slow.clone();
+            slow_build
+                .include(&mdir)
+                .files(cpp(&["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]))
+                .out_dir(dir.join("obj/slow"));
+            let slow_objects = slow_build
+                .try_compile_intermediates()
+                .map_err(|e| format!("compiling the slow C++ of `{name}`: {e}"))?;
+            let mut fast_build = fast.clone();
+            fast_build
+                .include(&mdir)
+                .files(cpp(&["VM_CLASSES_FAST", "VM_SUPPORT_FAST"]))
+                .file(self.root.join("harness/rtl/shim/pccx_shim.cpp"));
+            archive(&fast_build, dir, &lib, slow_objects)
+        });
     }
 }
 
-/// The coverage part of the runtime (`VerilatedCovContext`), only for a
-/// `PCCX_COVERAGE` build, in an archive of its own beside the runtime, so
-/// that the runtime itself and its cache stay what they are without it.
-fn compile_cov_runtime(out: &Path, include: &Path, version: &str) {
-    let key = format!(
-        "vlcov-{version}-O2-{}",
-        if tracing() { "fst" } else { "notrace" }
-    );
-    let dir = out.join(&key);
-    if !dir.join("libpccx_vlcov.a").exists() {
-        fs::create_dir_all(&dir).unwrap();
-        verilated_build_with(include, "2", true)
-            .file(include.join("verilated_cov.cpp"))
-            .out_dir(&dir)
-            .compile("pccx_vlcov");
-    } else {
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        println!("cargo:rustc-link-lib=static=pccx_vlcov");
-    }
-}
-
-/// Verilates and compiles one configuration; with `coverage`, as the
-/// model `<name>_cov` with line and toggle coverage.
-fn build_config(
-    root: &Path,
-    out: &Path,
-    verilator: &str,
-    include: &Path,
-    cfg: &HwConfig,
-    coverage: bool,
-) {
-    let name = if coverage {
-        format!("{}_cov", cfg.name)
-    } else {
-        cfg.name.clone()
-    };
-    let prefix = format!("Vpccx_{name}");
-    let mdir = out.join("verilated").join(&name);
-    if mdir.exists() {
-        fs::remove_dir_all(&mdir).unwrap();
-    }
-    fs::create_dir_all(&mdir).unwrap();
-    // The shared flags and the sources (hw/verilator.f), then this build's own.
-    let mut cmd = Command::new(verilator);
-    cmd.arg("-F")
-        .arg(root.join("hw/verilator.f"))
-        .args(["--cc", "--output-split", "5000"])
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("-Mdir")
-        .arg(&mdir);
-    if coverage {
-        cmd.args(["--coverage-line", "--coverage-toggle"]);
-    }
-    if tracing() {
-        cmd.arg("--trace-fst");
-        // The depth of the hierarchy a waveform shows: fixed at verilate
-        // time (the runtime `levels` argument has no effect on 5.006).
-        if let Ok(depth) = env::var("PCCX_TRACE_DEPTH") {
-            cmd.arg("--trace-depth").arg(depth);
-        }
-    }
-    for (k, v) in &cfg.params {
-        cmd.arg(format!("-G{k}={v}"));
-    }
-    let result = cmd
-        .output()
-        .unwrap_or_else(|e| fail(&format!("cannot run {verilator}: {e}")));
-    if !result.status.success() {
-        fail(&format!(
-            "Verilator rejected hw/rtl for configuration `{}`:\n{}",
-            cfg.name,
-            String::from_utf8_lossy(&result.stderr)
-        ));
-    }
-
-    let classes = read_class_lists(&mdir.join(format!("{prefix}_classes.mk")));
-    let cpp = |names: &[String]| -> Vec<PathBuf> {
-        names
-            .iter()
-            .map(|n| mdir.join(format!("{n}.cpp")))
-            .collect()
-    };
-    let fast: Vec<String> = [
-        classes.get("VM_CLASSES_FAST"),
-        classes.get("VM_SUPPORT_FAST"),
-    ]
-    .into_iter()
-    .flatten()
-    .flatten()
-    .cloned()
-    .collect();
-    let slow: Vec<String> = [
-        classes.get("VM_CLASSES_SLOW"),
-        classes.get("VM_SUPPORT_SLOW"),
-    ]
-    .into_iter()
-    .flatten()
-    .flatten()
-    .cloned()
-    .collect();
-
-    // Slow (construction, initial) code at -O1, fast (eval) code at -O2; both
-    // end in one archive because they reference each other.
-    let mut slow_build = verilated_build_with(include, "1", coverage);
-    slow_build
-        .include(&mdir)
-        .files(cpp(&slow))
-        .out_dir(mdir.join("slow"));
-    let slow_objects = slow_build.compile_intermediates();
-
-    let mut fast_build = verilated_build_with(include, "2", coverage);
-    fast_build
-        .include(&mdir)
-        .include(root.join("harness/rtl/shim"))
-        .files(cpp(&fast))
-        .file(root.join("harness/rtl/shim/pccx_shim.cpp"))
-        .define("PCCX_PREFIX", prefix.as_str())
-        .define("PCCX_CONFIG", name.as_str())
-        .define("PCCX_L2_WORDS", cfg.param("L2_WORDS").to_string().as_str())
-        .define(
-            "PCCX_FIFO_DEPTH",
-            cfg.param("FIFO_DEPTH").to_string().as_str(),
-        )
-        .objects(slow_objects)
-        .out_dir(mdir.join("fast"))
-        .compile(&format!("pccx_model_{name}"));
-}
-
-/// Parses `NAME += \` continuation lists out of `V<prefix>_classes.mk`.
-fn read_class_lists(path: &Path) -> BTreeMap<String, Vec<String>> {
-    let text = fs::read_to_string(path)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())));
-    let mut lists: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some((name, rest)) = line.split_once("+=") {
-            let name = name.trim().to_string();
-            lists.entry(name.clone()).or_default();
-            let rest = rest.trim().trim_end_matches('\\').trim();
-            if !rest.is_empty() {
-                lists.get_mut(&name).unwrap().push(rest.to_string());
-            }
-            current = line.ends_with('\\').then_some(name);
-        } else if let Some(name) = &current {
-            let item = line.trim_end_matches('\\').trim();
-            if !item.is_empty() {
-                lists.get_mut(name).unwrap().push(item.to_string());
-            }
-            if !line.ends_with('\\') {
-                current = None;
-            }
-        }
-    }
-    lists
+/// Compiles the files of `build` into `dir/obj` and archives them, with
+/// `more` objects, as `dir/lib<lib>.a`; the objects are then removed (the
+/// archive holds them). No `cargo:` line: the archive's directory is
+/// renamed after this.
+fn archive(build: &cc::Build, dir: &Path, lib: &str, more: Vec<PathBuf>) -> Result<(), String> {
+    let mut b = build.clone();
+    b.out_dir(dir.join("obj/main"));
+    let mut objects = b
+        .try_compile_intermediates()
+        .map_err(|e| format!("compiling {lib}: {e}"))?;
+    objects.extend(more);
+    b.out_dir(dir)
+        .try_create_archive(lib, &objects)
+        .map_err(|e| format!("archiving {lib}: {e}"))?;
+    fs::remove_dir_all(dir.join("obj")).map_err(|e| format!("cleaning up {lib}: {e}"))
 }
 
 fn run_bindgen(root: &Path, out: &Path) {
@@ -492,16 +595,23 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig], cov:
     let mut s = String::from("// Generated by build.rs from hw/configs/*.cfg.\n");
     s.push_str("pub const ALL: &[HwConfig] = &[\n");
     for c in configs {
+        let params: String = c
+            .params
+            .iter()
+            .map(|(k, v)| format!("({k:?}, {v}), "))
+            .collect();
         writeln!(
             s,
-            "    HwConfig {{ name: {:?}, l2_words: {}, fifo_depth: {}, array_rows: {}, array_cols: {}, vector_lanes: {}, cvo_cores: {} }},",
+            "    HwConfig {{ name: {:?}, test_only: {}, l2_words: {}, fifo_depth: {}, array_rows: {}, array_cols: {}, vector_lanes: {}, cvo_cores: {}, rtl_params: &[{}] }},",
             c.name,
+            c.test_only,
             c.param("L2_WORDS"),
             c.param("FIFO_DEPTH"),
             c.param("ARRAY_ROWS"),
             c.param("ARRAY_COLS"),
             c.param("VEC_LANES"),
-            c.param("CVO_CORES")
+            c.param("CVO_CORES"),
+            params.trim_end_matches(", ")
         )
         .unwrap();
     }

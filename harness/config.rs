@@ -9,6 +9,11 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HwConfig {
     pub name: &'static str,
+    /// `TEST_ONLY = 1` in its file: a configuration for the tests (the
+    /// `skew_*` builds with a deliberate timing bug). It is not linked into
+    /// the binary by default; opening its RTL builds it on demand
+    /// (`rtl::dynamic`, docs/build.md).
+    pub test_only: bool,
     /// `L2_WORDS`: L2 size in 128-bit words.
     pub l2_words: u32,
     /// Depth of each engine FIFO.
@@ -21,6 +26,11 @@ pub struct HwConfig {
     pub vector_lanes: u32,
     /// `CVO_CORES`: the CVO engine's uCVO cores.
     pub cvo_cores: u32,
+    /// Every top-level RTL parameter of the file (`-G<name>=<value>`, in
+    /// name order): what a builder passes to Verilator, so that a model
+    /// built at run time has exactly the parameters of one built by
+    /// build.rs.
+    pub rtl_params: &'static [(&'static str, u64)],
 }
 
 // `ALL`: every configuration in hw/configs/*.cfg, in name order, generated

@@ -9,6 +9,8 @@ for cfg in "$top"/hw/configs/*.cfg; do
   params=()
   while IFS='=' read -r key value; do
     key=$(echo "$key" | xargs); value=$(echo "$value" | xargs)
+    # TEST_ONLY says how the configuration is built, not an RTL parameter.
+    [ "$key" = TEST_ONLY ] && continue
     [ -n "$key" ] && params+=("-G$key=$value")
   done < <(grep -v '^\s*#' "$cfg" | sed '/^\s*$/d')
   echo "lint: $(basename "$cfg" .cfg) ${params[*]}"

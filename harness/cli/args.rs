@@ -1,5 +1,7 @@
 //! Shared by the subcommands: number parsing for flags, and the configuration a `--config` names.
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
+
 use crate::config::{self, HwConfig};
 
 pub(super) fn parse_u64(s: &str) -> Result<u64, String> {
@@ -24,4 +26,18 @@ pub(super) fn jobs(given: Option<usize>) -> Result<usize, super::Failure> {
         Some(n) => Ok(n),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
+}
+
+/// The `--config` choices of a subcommand that opens the RTL: every
+/// configuration, the test-only ones marked as such (they are not linked
+/// into the binary, but built on first use; docs/build.md).
+pub(super) fn config_values() -> PossibleValuesParser {
+    PossibleValuesParser::new(config::ALL.iter().map(|c| {
+        let value = PossibleValue::new(c.name);
+        if c.test_only {
+            value.help("test-only: built on first use, which needs Verilator")
+        } else {
+            value
+        }
+    }))
 }

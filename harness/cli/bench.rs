@@ -1,6 +1,5 @@
 //! `pccx-cosim bench`: simulated cycles per second of a campaign, or of the RTL alone with one engine busy.
 
-use clap::builder::PossibleValuesParser;
 use clap::Args;
 use std::process::ExitCode;
 
@@ -10,7 +9,7 @@ use crate::env::models::DutKind;
 use crate::regress::campaign::{self, CampaignOptions};
 use pccx_golden::model::NpuModel;
 
-use super::args::{hw_config, parse_u64};
+use super::args::{config_values, hw_config, parse_u64};
 use super::Failure;
 
 // The flags of `bench` (the subcommand's help is the doc comment of
@@ -30,7 +29,7 @@ pub(super) struct BenchArgs {
     /// (default: one per core; 1 measures no parallel campaign).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
     config: String,
     /// Instead of a campaign, time the RTL alone while one engine is
     /// busy on one large instruction: `gemm` (the systolic array),

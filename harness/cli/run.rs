@@ -24,7 +24,7 @@ use crate::triage::repro::{Artefacts, Recorder};
 use crate::triage::signature::Signature;
 use pccx_golden::model::NpuModel;
 
-use super::args::{hw_config, parse_u64};
+use super::args::{config_values, hw_config, parse_u64};
 use super::Failure;
 
 /// A campaign: `--seed N [--count C]` runs seeds N..N+C.
@@ -42,8 +42,9 @@ pub(super) struct RunArgs {
     /// Also write the results per seed and the summary to FILE, as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Hardware configuration.
-    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = PossibleValuesParser::new(config::names()))]
+    /// Hardware configuration (hw/configs/; a test-only one is built on
+    /// first use).
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
     config: String,
     /// Host I/O of the DUT: `ideal` (fixed latency, always ready: retire
     /// cycles are predicted exactly) or `stall` (a seeded schedule of

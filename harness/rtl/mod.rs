@@ -7,8 +7,10 @@
 //! turned into [`Event`]s tagged with the cycle in which it happened.
 
 pub mod coverage;
+pub mod dynamic;
 mod ffi;
 pub mod host_port;
+mod recipe;
 pub mod weight_port;
 
 use std::collections::HashMap;
@@ -36,6 +38,9 @@ pub struct RtlModel {
     ops: &'static pccx_sim_ops,
     sim: *mut c_void,
     config: HwConfig,
+    /// Where the model's code came from (what a waveform request without
+    /// tracing is told).
+    origin: Origin,
     inputs: pccx_inputs,
     outputs: pccx_outputs,
     cycle: u64,
@@ -84,6 +89,17 @@ struct WaveWindow {
     problem: Option<String>,
 }
 
+/// Where an [`RtlModel`]'s code came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Linked into this binary by build.rs.
+    Linked,
+    /// A test-only configuration built on demand ([`dynamic::open_ops`]).
+    OnDemand,
+    /// A shim table the caller loaded ([`RtlModel::open_with_ops`]).
+    Loaded,
+}
+
 /// The names of the configurations compiled into this binary.
 pub fn built_configs() -> Vec<&'static str> {
     crate::config::ALL
@@ -94,20 +110,32 @@ pub fn built_configs() -> Vec<&'static str> {
 }
 
 impl RtlModel {
-    /// Opens the Verilated model of configuration `config`.
+    /// Opens the Verilated model of configuration `config`: the one linked
+    /// into this binary, or, for a test-only configuration that is not, one
+    /// built on demand (once, into the build cache; docs/build.md).
     pub fn open(config: HwConfig, timing: HostTiming) -> Result<RtlModel, String> {
-        let ops = ffi::ops_by_name(config.name).ok_or_else(|| {
-            format!(
+        if let Some(ops) = ffi::ops_by_name(config.name) {
+            // SAFETY: the table is a static in the shim, valid for the program's life.
+            let ops: &'static pccx_sim_ops = unsafe { &*ops };
+            return RtlModel::open_from(config, ops, timing, Origin::Linked);
+        }
+        if !config.test_only {
+            return Err(format!(
                 "configuration `{}` is not compiled into this binary (built: {}); \
                  rebuild without PCCX_CONFIGS or with it naming `{}`",
                 config.name,
                 built_configs().join(", "),
                 config.name
+            ));
+        }
+        let ops = dynamic::open_ops(&config).map_err(|e| {
+            format!(
+                "{e}\n(or link `{name}` into the binary: `PCCX_CONFIGS={linked},{name} cargo build`)",
+                name = config.name,
+                linked = built_configs().join(",")
             )
         })?;
-        // SAFETY: the table is a static in the shim, valid for the program's life.
-        let ops: &'static pccx_sim_ops = unsafe { &*ops };
-        RtlModel::open_with_ops(config, ops, timing)
+        RtlModel::open_from(config, ops, timing, Origin::OnDemand)
     }
 
     /// Opens a model from a shim table that is not linked into this binary
@@ -117,6 +145,15 @@ impl RtlModel {
         config: HwConfig,
         ops: &'static SimOps,
         timing: HostTiming,
+    ) -> Result<RtlModel, String> {
+        RtlModel::open_from(config, ops, timing, Origin::Loaded)
+    }
+
+    fn open_from(
+        config: HwConfig,
+        ops: &'static SimOps,
+        timing: HostTiming,
+        origin: Origin,
     ) -> Result<RtlModel, String> {
         if ops.l2_words != config.l2_words || ops.fifo_depth != config.fifo_depth {
             return Err(format!(
@@ -131,6 +168,7 @@ impl RtlModel {
             ops,
             sim,
             config,
+            origin,
             inputs: pccx_inputs::default(),
             outputs: pccx_outputs::default(),
             cycle: 0,
@@ -159,6 +197,11 @@ impl RtlModel {
 
     pub fn config(&self) -> HwConfig {
         self.config
+    }
+
+    /// Where this model's code came from.
+    pub fn origin(&self) -> Origin {
+        self.origin
     }
 
     /// Cycles simulated since the last reset.
@@ -364,6 +407,7 @@ impl RtlModel {
 
     /// Opens the waveform when its window begins, closes it after its end.
     fn wave_edge(&mut self) {
+        let (origin, config) = (self.origin, self.config);
         let Some(w) = self.wave.as_mut() else { return };
         if !w.open
             && !w.written
@@ -380,10 +424,7 @@ impl RtlModel {
             };
             match rc {
                 0 => w.open = true,
-                -1 => {
-                    w.problem =
-                        Some("this build has no tracing (it was built with PCCX_NO_TRACE=1)".into())
-                }
+                -1 => w.problem = Some(no_tracing(origin, &config)),
                 _ => w.problem = Some(format!("cannot write {}", w.path.display())),
             }
         } else if w.open && self.cycle > w.to {
@@ -487,6 +528,21 @@ impl Drop for RtlModel {
             // SAFETY: `sim` came from create() and is destroyed once.
             unsafe { destroy(self.sim) };
         }
+    }
+}
+
+/// Why a model of `origin` writes no waveform (its shim has no tracing).
+fn no_tracing(origin: Origin, config: &HwConfig) -> String {
+    match origin {
+        Origin::Linked => "this build has no tracing (it was built with PCCX_NO_TRACE=1)".into(),
+        Origin::OnDemand => format!(
+            "configuration `{name}` is test-only and was built on demand, without \
+             tracing; for a waveform, link it into the binary: \
+             `PCCX_CONFIGS={linked},{name} cargo build`",
+            name = config.name,
+            linked = built_configs().join(",")
+        ),
+        Origin::Loaded => "this model was built without tracing".into(),
     }
 }
 

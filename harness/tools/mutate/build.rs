@@ -1,31 +1,27 @@
 //! Building a mutant: a copy of `hw/rtl` with one token changed, Verilated
 //! (with the shared options of `hw/verilator.f`) and compiled with the shim
-//! into a shared object, then loaded into this process. The Verilator
-//! runtime is compiled once per work directory.
+//! into a shared object, then loaded into this process. The build steps and
+//! the loader are the run-time builder's (`rtl::dynamic`), shared with the
+//! on-demand configurations; so is the Verilator runtime, compiled once into
+//! the build cache.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::config::HwConfig;
+use crate::rtl::dynamic::{self, SharedModel, Toolchain};
 use crate::rtl::SimOps;
 
 use super::Mutant;
-
-extern "C" {
-    fn dlopen(filename: *const c_char, flag: c_int) -> *mut c_void;
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    fn dlerror() -> *const c_char;
-}
-const RTLD_NOW: c_int = 2;
 
 /// The configuration name mutants are compiled under (their symbols never
 /// clash with the configurations linked into the binary).
 const MUTANT_CONFIG: &str = "mutant";
 
+/// After the shared -Wall: a mutant may warn, and still runs.
+const MUTANT_VERILATOR_ARGS: &[&str] = &["-Wno-fatal", "-Wno-lint", "-Wno-style"];
+
 /// A loaded mutant. The shared object stays mapped for the life of the
-/// process: unloading a Verilated model's library is not safe while its
-/// thread-local state may still be referenced.
+/// process (`dynamic::load`).
 pub struct MutantModel {
     ops: &'static SimOps,
 }
@@ -39,66 +35,22 @@ impl MutantModel {
 pub struct Builder {
     root: PathBuf,
     work: PathBuf,
-    verilator: String,
-    include: PathBuf,
+    toolchain: Toolchain,
     runtime: Vec<PathBuf>,
     config: HwConfig,
     counter: std::sync::atomic::AtomicUsize,
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    Ok(())
-}
-
 impl Builder {
-    /// Finds Verilator and a C++ compiler, and compiles the runtime into
-    /// `work/runtime` unless it is there.
+    /// Finds Verilator and a C++ compiler, and the Verilator runtime's
+    /// objects in the build cache (compiling them there unless they are).
     pub fn new(root: &Path, work: &Path, config: HwConfig) -> Result<Builder, String> {
-        let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
-        let out = Command::new(&verilator)
-            .args(["--getenv", "VERILATOR_ROOT"])
-            .output()
-            .map_err(|_| {
-                format!("mutate needs Verilator at run time; `{verilator}` is not on PATH (bash scripts/setup.sh)")
-            })?;
-        let include = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
-        if !include.join("verilated.h").exists() {
-            return Err(format!("no verilated.h under {}", include.display()));
-        }
-        let rt = work.join("runtime");
-        std::fs::create_dir_all(&rt).map_err(|e| format!("cannot create {}: {e}", rt.display()))?;
-        let mut runtime = Vec::new();
-        for f in [
-            "verilated.cpp",
-            "verilated_threads.cpp",
-            "verilated_dpi.cpp",
-        ] {
-            let obj = rt.join(f.replace(".cpp", ".o"));
-            if !obj.exists() {
-                run(
-                    Command::new("g++")
-                        .args(cxx_flags(&include, "-O2"))
-                        .arg("-c")
-                        .arg(include.join(f))
-                        .arg("-o")
-                        .arg(&obj),
-                    "g++",
-                )
-                .map_err(|e| format!("compiling the Verilator runtime ({f}): {e}"))?;
-            }
-            runtime.push(obj);
-        }
+        let toolchain = Toolchain::find("mutate")?;
+        let runtime = toolchain.runtime_objects(&dynamic::default_cache_dir())?;
         Ok(Builder {
             root: root.to_path_buf(),
             work: work.to_path_buf(),
-            verilator,
-            include,
+            toolchain,
             runtime,
             config,
             counter: std::sync::atomic::AtomicUsize::new(0),
@@ -142,97 +94,24 @@ impl Builder {
             std::fs::copy(&from, &to).map_err(|e| ("setup", e.to_string()))?;
         }
         std::fs::write(dir.join("mutant.txt"), mutant.describe() + "\n").ok();
-        let obj = dir.join("obj");
-        let prefix = format!("Vpccx_{MUTANT_CONFIG}");
-        let c = &self.config;
-        run(
-            Command::new(&self.verilator)
-                .arg("-F")
-                .arg(dir.join("verilator.f"))
-                // After the shared -Wall: a mutant may warn, and still runs.
-                .args(["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-                .args(["--prefix", &prefix])
-                .arg("-Mdir")
-                .arg(&obj)
-                .arg(format!("-GL2_WORDS={}", c.l2_words))
-                .arg(format!("-GFIFO_DEPTH={}", c.fifo_depth))
-                .arg(format!("-GARRAY_ROWS={}", c.array_rows))
-                .arg(format!("-GARRAY_COLS={}", c.array_cols))
-                .arg(format!("-GVEC_LANES={}", c.vector_lanes))
-                .arg(format!("-GCVO_CORES={}", c.cvo_cores)),
-            "verilator",
-        )
-        .map_err(|e| ("verilator", e))?;
-        let mut cpp: Vec<PathBuf> = std::fs::read_dir(&obj)
-            .map_err(|e| ("verilator", e.to_string()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-            .collect();
-        cpp.sort();
-        let so = dir.join("mutant.so");
-        run(
-            Command::new("g++")
-                // -O0: a mutant's build costs far more than its campaign
-                // (docs/mutation.md), and most mutants die in the first seed.
-                .args(cxx_flags(&self.include, "-O0"))
-                .arg("-shared")
-                .arg(format!("-I{}", obj.display()))
-                .arg(format!(
-                    "-I{}",
-                    self.root.join("harness/rtl/shim").display()
-                ))
-                .arg(format!("-DPCCX_PREFIX={prefix}"))
-                .arg(format!("-DPCCX_CONFIG={MUTANT_CONFIG}"))
-                .arg(format!("-DPCCX_L2_WORDS={}", c.l2_words))
-                .arg(format!("-DPCCX_FIFO_DEPTH={}", c.fifo_depth))
-                .args(&cpp)
-                .arg(self.root.join("harness/rtl/shim/pccx_shim.cpp"))
-                .args(&self.runtime)
-                .arg("-o")
-                .arg(&so),
-            "g++",
-        )
-        .map_err(|e| ("c++", e))?;
-        Ok(so)
+        let model = SharedModel {
+            name: MUTANT_CONFIG,
+            config: &self.config,
+            options_file: &dir.join("verilator.f"),
+            shim_dir: &self.root.join("harness/rtl/shim"),
+            verilator_args: MUTANT_VERILATOR_ARGS,
+            // -O0: a mutant's build costs far more than its campaign
+            // (docs/mutation.md), and most mutants die in the first seed.
+            opt: "-O0",
+            // `mutate --jobs` already builds that many mutants at once.
+            jobs: 1,
+        };
+        self.toolchain
+            .build_shared_object(&model, &dir, &self.runtime)
     }
-}
-
-fn cxx_flags(include: &Path, opt: &str) -> Vec<String> {
-    vec![
-        "-std=c++17".into(),
-        opt.into(),
-        "-fPIC".into(),
-        "-w".into(),
-        "-faligned-new".into(),
-        format!("-I{}", include.display()),
-        format!("-I{}", include.join("vltstd").display()),
-        "-DVM_COVERAGE=0".into(),
-        "-DVM_SC=0".into(),
-        "-DVM_TRACE=0".into(),
-        "-DVM_TRACE_FST=0".into(),
-        "-DVM_TRACE_VCD=0".into(),
-    ]
 }
 
 /// Loads a mutant's shared object into this process.
 pub fn load(so: &Path) -> Result<MutantModel, String> {
-    let path = CString::new(so.to_string_lossy().as_bytes().to_vec()).map_err(|e| e.to_string())?;
-    // SAFETY: plain dlopen/dlsym of a library we just built; the symbol is
-    // the shim's `const pccx_sim_ops *pccx_sim_ops_mutant(void)`.
-    unsafe {
-        let handle = dlopen(path.as_ptr(), RTLD_NOW);
-        if handle.is_null() {
-            return Err(CStr::from_ptr(dlerror()).to_string_lossy().into_owned());
-        }
-        let name = CString::new(format!("pccx_sim_ops_{MUTANT_CONFIG}")).unwrap();
-        let sym = dlsym(handle, name.as_ptr());
-        if sym.is_null() {
-            return Err(format!(
-                "{} has no pccx_sim_ops_{MUTANT_CONFIG}",
-                so.display()
-            ));
-        }
-        let get: extern "C" fn() -> *const SimOps = std::mem::transmute(sym);
-        Ok(MutantModel { ops: &*get() })
-    }
+    dynamic::load(so, MUTANT_CONFIG).map(|ops| MutantModel { ops })
 }

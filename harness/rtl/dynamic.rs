@@ -1,0 +1,534 @@
+//! Verilated models built at run time into shared objects and loaded with
+//! `dlopen`: the test-only configurations a binary does not link in (built
+//! on demand, once, into the content-keyed cache of `recipe`) and the
+//! mutants of `pccx-cosim mutate`. Both read the Verilator command line of
+//! hw/verilator.f, compile the shim in, and share one runtime build and one
+//! loader (docs/build.md, "On-demand configurations").
+
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub use super::recipe::Found;
+use super::recipe::{self, Key};
+use super::SimOps;
+use crate::config::HwConfig;
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flag: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    fn dlerror() -> *const c_char;
+}
+const RTLD_NOW: c_int = 2;
+
+/// The version of the build steps of this file, part of every key they
+/// make: bump it when a step changes what it produces.
+const RECIPE: &str = "dynamic-1";
+
+/// The C++ opt level of an on-demand model. Measured on the test that
+/// opens all four `skew_*` configurations (tests/timing.rs,
+/// `a_one_cycle_latency_change_in_any_engine_fails_the_timing_check`, an
+/// empty cache but for the runtime, 2 shared cores): build and run 63 s at
+/// -O0 against 91 s at -O1; the run alone, from the cache, 1.3 s against
+/// 0.7 s. The tests run a few short programs on these models, so the build
+/// is what costs (docs/build.md).
+pub const ON_DEMAND_OPT: &str = "-O0";
+
+/// The opt level of the runtime objects: compiled once per cache and
+/// toolchain, so their compile time hardly matters.
+const RUNTIME_OPT: &str = "-O2";
+
+/// The runtime files every shared object links (without tracing: the
+/// run-time builds have none).
+const RUNTIME_FILES: &[&str] = &[
+    "verilated.cpp",
+    "verilated_threads.cpp",
+    "verilated_dpi.cpp",
+];
+
+/// Verilator and the C++ compiler, as found at run time.
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    verilator: String,
+    /// What `verilator --version` printed.
+    verilator_version: String,
+    include: PathBuf,
+    cxx: String,
+    /// What `<cxx> --version` printed.
+    cxx_version: String,
+    /// `CXXFLAGS`, after this builder's own flags (as cc orders them).
+    cxxflags: Vec<String>,
+}
+
+/// Runs a tool; on failure, its exit status and what it printed.
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run `{what}`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{what}` exited with {}:\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        ));
+    }
+    Ok(())
+}
+
+impl Toolchain {
+    /// Finds Verilator (`VERILATOR`, default `verilator` on PATH) and the
+    /// C++ compiler (`CXX`, default `g++`). `purpose` says what needs them,
+    /// for the message if one is missing.
+    pub fn find(purpose: &str) -> Result<Toolchain, String> {
+        let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+        let missing = |tool: &str, name: &str, var: &str, e: String| {
+            format!(
+                "{purpose} needs {tool} at run time, and `{name}` cannot be run ({e}): \
+                 run `bash scripts/setup.sh`, or set {var}"
+            )
+        };
+        let version = Command::new(&verilator)
+            .arg("--version")
+            .output()
+            .map_err(|e| missing("Verilator", &verilator, "VERILATOR", e.to_string()))?;
+        let root = Command::new(&verilator)
+            .args(["--getenv", "VERILATOR_ROOT"])
+            .output()
+            .map_err(|e| missing("Verilator", &verilator, "VERILATOR", e.to_string()))?;
+        let include = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim()).join("include");
+        if !include.join("verilated.h").exists() {
+            return Err(format!(
+                "{purpose} needs Verilator's headers, and there is no verilated.h under {} \
+                 (run `bash scripts/setup.sh`)",
+                include.display()
+            ));
+        }
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+        let cxx_version = Command::new(&cxx)
+            .arg("--version")
+            .output()
+            .map_err(|e| missing("a C++ compiler", &cxx, "CXX", e.to_string()))?;
+        Ok(Toolchain {
+            verilator,
+            verilator_version: String::from_utf8_lossy(&version.stdout).trim().to_string(),
+            include,
+            cxx,
+            cxx_version: String::from_utf8_lossy(&cxx_version.stdout)
+                .trim()
+                .to_string(),
+            cxxflags: std::env::var("CXXFLAGS")
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+        })
+    }
+
+    /// The flags of every compile and link: position-independent code for a
+    /// shared object, no tracing and no coverage (the shim then answers a
+    /// waveform request with "no tracing").
+    fn flags(&self, opt: &str) -> Vec<String> {
+        let mut flags: Vec<String> = vec![
+            "-std=c++17".into(),
+            opt.into(),
+            "-fPIC".into(),
+            "-w".into(),
+            "-faligned-new".into(),
+            format!("-I{}", self.include.display()),
+            format!("-I{}", self.include.join("vltstd").display()),
+            "-DVM_COVERAGE=0".into(),
+            "-DVM_SC=0".into(),
+            "-DVM_TRACE=0".into(),
+            "-DVM_TRACE_FST=0".into(),
+            "-DVM_TRACE_VCD=0".into(),
+        ];
+        flags.extend(self.cxxflags.iter().cloned());
+        flags
+    }
+
+    /// What a key must hold of this toolchain for a build at `opt`.
+    fn identity(&self, opt: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("verilator --version", self.verilator_version.clone()),
+            ("c++", format!("{} {}", self.cxx, self.flags(opt).join(" "))),
+            ("c++ --version", self.cxx_version.clone()),
+            ("target", env!("PCCX_TARGET").to_string()),
+        ]
+    }
+
+    /// Compiles each `(source, object)` with `flags`, `jobs` at a time,
+    /// largest source first (the longest compile starts first); the first
+    /// failure, with the file it was in.
+    fn compile(
+        &self,
+        jobs: usize,
+        flags: &[String],
+        units: &[(PathBuf, PathBuf)],
+    ) -> Result<(), String> {
+        let mut order: Vec<&(PathBuf, PathBuf)> = units.iter().collect();
+        order.sort_by_key(|(src, _)| {
+            std::cmp::Reverse(std::fs::metadata(src).map_or(0, |m| m.len()))
+        });
+        let next = AtomicUsize::new(0);
+        let failed: Mutex<Option<String>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.clamp(1, order.len().max(1)) {
+                scope.spawn(|| {
+                    while let Some((src, obj)) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        // After a failure, start nothing new: its message is the answer.
+                        if failed.lock().unwrap().is_some() {
+                            break;
+                        }
+                        let result = run(
+                            Command::new(&self.cxx)
+                                .args(flags)
+                                .arg("-c")
+                                .arg(src)
+                                .arg("-o")
+                                .arg(obj),
+                            &self.cxx,
+                        );
+                        if let Err(e) = result {
+                            failed
+                                .lock()
+                                .unwrap()
+                                .get_or_insert(format!("{}: {e}", src.display()));
+                        }
+                    }
+                });
+            }
+        });
+        match failed.into_inner().unwrap() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The Verilator runtime's objects for shared objects, from the cache
+    /// `cache` (compiled there once per toolchain).
+    pub fn runtime_objects(&self, cache: &Path) -> Result<Vec<PathBuf>, String> {
+        let mut key = Key::new(RECIPE);
+        key.add("product", b"verilator runtime objects (PIC, no tracing)");
+        for (label, value) in self.identity(RUNTIME_OPT) {
+            key.add(label, value.as_bytes());
+        }
+        let object = |dir: &Path, f: &str| dir.join(f.replace(".cpp", ".o"));
+        let (dir, _) = recipe::get_or_build(cache, "vlrt-so", &key, |dir| {
+            let units: Vec<(PathBuf, PathBuf)> = RUNTIME_FILES
+                .iter()
+                .map(|f| (self.include.join(f), object(dir, f)))
+                .collect();
+            self.compile(jobs(), &self.flags(RUNTIME_OPT), &units)
+                .map_err(|e| format!("compiling the Verilator runtime: {e}"))
+        })?;
+        Ok(RUNTIME_FILES.iter().map(|f| object(&dir, f)).collect())
+    }
+
+    /// Verilates and compiles `model` into `dir/pccx_model_<name>.so`, with
+    /// the `runtime` objects linked in. On failure, the stage ("verilator"
+    /// or "c++") and the tool's message.
+    pub fn build_shared_object(
+        &self,
+        model: &SharedModel,
+        dir: &Path,
+        runtime: &[PathBuf],
+    ) -> Result<PathBuf, (&'static str, String)> {
+        let name = model.name;
+        let prefix = format!("Vpccx_{name}");
+        let mdir = dir.join("verilated");
+        let params = model
+            .config
+            .rtl_params
+            .iter()
+            .map(|(k, v)| format!("-G{k}={v}"));
+        run(
+            Command::new(&self.verilator)
+                .arg("-F")
+                .arg(model.options_file)
+                .arg("--cc")
+                .args(model.verilator_args)
+                .args(["--prefix", &prefix])
+                .arg("-Mdir")
+                .arg(&mdir)
+                .args(params),
+            &self.verilator,
+        )
+        .map_err(|e| ("verilator", e))?;
+        let lists = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))
+            .map_err(|e| ("verilator", e))?;
+        let obj = dir.join("obj");
+        std::fs::create_dir_all(&obj).map_err(|e| ("c++", format!("{}: {e}", obj.display())))?;
+        let shim = model.shim_dir.join("pccx_shim.cpp");
+        let units: Vec<(PathBuf, PathBuf)> = recipe::class_files(
+            &lists,
+            &[
+                "VM_CLASSES_FAST",
+                "VM_CLASSES_SLOW",
+                "VM_SUPPORT_FAST",
+                "VM_SUPPORT_SLOW",
+            ],
+        )
+        .iter()
+        .map(|f| mdir.join(f))
+        .chain([shim])
+        .map(|src| {
+            let o = obj.join(src.file_name().unwrap()).with_extension("o");
+            (src, o)
+        })
+        .collect();
+        let mut flags = self.flags(model.opt);
+        flags.extend([
+            format!("-I{}", mdir.display()),
+            format!("-I{}", model.shim_dir.display()),
+            format!("-DPCCX_PREFIX={prefix}"),
+            format!("-DPCCX_CONFIG={name}"),
+            format!("-DPCCX_L2_WORDS={}", model.config.l2_words),
+            format!("-DPCCX_FIFO_DEPTH={}", model.config.fifo_depth),
+        ]);
+        self.compile(model.jobs, &flags, &units)
+            .map_err(|e| ("c++", e))?;
+        let so = dir.join(format!("pccx_model_{name}.so"));
+        run(
+            Command::new(&self.cxx)
+                .args(self.flags(model.opt))
+                .arg("-shared")
+                .args(units.iter().map(|(_, o)| o))
+                .args(runtime)
+                .arg("-o")
+                .arg(&so),
+            &self.cxx,
+        )
+        .map_err(|e| ("c++", e))?;
+        // The shared object holds them.
+        let _ = std::fs::remove_dir_all(&obj);
+        Ok(so)
+    }
+}
+
+/// One model to build into a shared object.
+pub struct SharedModel<'a> {
+    /// The name the shim exports its table under (`pccx_sim_ops_<name>`),
+    /// also in the Verilator `--prefix`.
+    pub name: &'a str,
+    /// The parameters (`rtl_params`) and sizes the shim is built with.
+    pub config: &'a HwConfig,
+    /// hw/verilator.f, or a mutant's copy beside its copied sources.
+    pub options_file: &'a Path,
+    /// harness/rtl/shim.
+    pub shim_dir: &'a Path,
+    /// Verilator flags after `--cc` (the mutants' warning waivers, say).
+    pub verilator_args: &'a [&'a str],
+    pub opt: &'a str,
+    /// C++ compiles run at once.
+    pub jobs: usize,
+}
+
+/// How many compiles to run at once: the cores this process may use.
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Loads the shared object `so` and returns its `pccx_sim_ops_<name>`
+/// table. The library stays mapped for the life of the process: unloading
+/// a Verilated model's library is not safe while its thread-local state may
+/// still be referenced.
+pub fn load(so: &Path, name: &str) -> Result<&'static SimOps, String> {
+    let path = CString::new(so.to_string_lossy().as_bytes().to_vec())
+        .map_err(|_| format!("{}: the path holds a NUL byte", so.display()))?;
+    let symbol = CString::new(format!("pccx_sim_ops_{name}"))
+        .map_err(|_| format!("`{name}`: the name holds a NUL byte"))?;
+    // SAFETY: plain dlopen/dlsym of a library built by this file; the symbol
+    // is the shim's `const pccx_sim_ops *pccx_sim_ops_<name>(void)`, whose
+    // table is a static of the library, which is never unloaded.
+    unsafe {
+        let handle = dlopen(path.as_ptr(), RTLD_NOW);
+        if handle.is_null() {
+            return Err(format!(
+                "cannot load {}: {}",
+                so.display(),
+                CStr::from_ptr(dlerror()).to_string_lossy()
+            ));
+        }
+        let sym = dlsym(handle, symbol.as_ptr());
+        if sym.is_null() {
+            return Err(format!("{} has no pccx_sim_ops_{name}", so.display()));
+        }
+        let get: extern "C" fn() -> *const SimOps = std::mem::transmute(sym);
+        Ok(&*get())
+    }
+}
+
+/// The repository this binary was built from: its hw/rtl, hw/verilator.f
+/// and shim are what an on-demand model is built from.
+pub fn source_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cache: `PCCX_RTL_CACHE` if set, else the one build.rs used
+/// (`<target dir>/pccx-rtl-cache`, fixed at build time).
+pub fn default_cache_dir() -> PathBuf {
+    match std::env::var_os("PCCX_RTL_CACHE").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("PCCX_RTL_CACHE_DIR")),
+    }
+}
+
+/// A shared object of the cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Built {
+    pub path: PathBuf,
+    /// Whether this call built it or found it.
+    pub found: Found,
+}
+
+/// Builds configurations on demand from the sources under `root` into the
+/// cache `cache`.
+#[derive(Clone, Debug)]
+pub struct OnDemand {
+    root: PathBuf,
+    cache: PathBuf,
+}
+
+impl OnDemand {
+    pub fn new(root: &Path, cache: &Path) -> OnDemand {
+        OnDemand {
+            root: root.to_path_buf(),
+            cache: cache.to_path_buf(),
+        }
+    }
+
+    /// The sources this binary was built from and the default cache.
+    pub fn from_env() -> OnDemand {
+        OnDemand::new(&source_root(), &default_cache_dir())
+    }
+
+    /// What the error messages say is being done.
+    fn purpose(config: &HwConfig) -> String {
+        format!(
+            "building the test-only configuration `{}` on demand",
+            config.name
+        )
+    }
+
+    /// The toolchain, if the sources are still there to build from.
+    fn toolchain(&self, config: &HwConfig) -> Result<Toolchain, String> {
+        let options = self.root.join("hw/verilator.f");
+        if !options.is_file() {
+            return Err(format!(
+                "{} needs the sources this pccx-cosim was built from, and {} is not there",
+                OnDemand::purpose(config),
+                options.display()
+            ));
+        }
+        Toolchain::find(&OnDemand::purpose(config))
+    }
+
+    /// The key of `config`'s shared object.
+    fn key(&self, toolchain: &Toolchain, config: &HwConfig) -> Result<Key, String> {
+        let mut inputs = toolchain.identity(ON_DEMAND_OPT);
+        inputs.push(("verilator args", ON_DEMAND_VERILATOR_ARGS.join(" ")));
+        recipe::model_key(RECIPE, &self.root, config.name, config.rtl_params, &inputs)
+    }
+
+    /// The shared object of `config`: from the cache, or built into it now.
+    pub fn shared_object(&self, config: &HwConfig) -> Result<Built, String> {
+        let toolchain = self.toolchain(config)?;
+        let key = self.key(&toolchain, config)?;
+        self.build(&toolchain, &key, config)
+    }
+
+    fn build(&self, toolchain: &Toolchain, key: &Key, config: &HwConfig) -> Result<Built, String> {
+        let file = format!("pccx_model_{}.so", config.name);
+        let purpose = OnDemand::purpose(config);
+        let (dir, found) = recipe::get_or_build(&self.cache, config.name, key, |dir| {
+            let runtime = toolchain.runtime_objects(&self.cache)?;
+            let model = SharedModel {
+                name: config.name,
+                config,
+                options_file: &self.root.join("hw/verilator.f"),
+                shim_dir: &self.root.join("harness/rtl/shim"),
+                verilator_args: ON_DEMAND_VERILATOR_ARGS,
+                opt: ON_DEMAND_OPT,
+                jobs: jobs(),
+            };
+            toolchain
+                .build_shared_object(&model, dir, &runtime)
+                .map(|_| ())
+                .map_err(|(stage, e)| format!("{stage} failed:\n{}", clip(&e)))
+        })
+        .map_err(|e| format!("{purpose}: {e}"))?;
+        Ok(Built {
+            path: dir.join(file),
+            found,
+        })
+    }
+}
+
+/// The Verilator flags of an on-demand model after the shared ones: the
+/// split build.rs uses (so the compiles run in parallel), no tracing.
+const ON_DEMAND_VERILATOR_ARGS: &[&str] = &["--output-split", "5000"];
+
+/// The first lines of a tool's message: the error is at the top, and a
+/// failing compile of generated C++ can print megabytes.
+fn clip(message: &str) -> String {
+    const LINES: usize = 40;
+    let lines: Vec<&str> = message.lines().collect();
+    if lines.len() <= LINES {
+        return message.to_string();
+    }
+    format!(
+        "{}\n... ({} more lines)",
+        lines[..LINES].join("\n"),
+        lines.len() - LINES
+    )
+}
+
+/// The model of a test-only `config` that is not linked into this binary,
+/// built on demand (or found in the cache) and loaded, once per process.
+///
+/// Test threads that ask for the same configuration at once wait for one
+/// build (a lock per cache entry); processes that do are kept apart by the
+/// cache's lock file and atomic install.
+pub fn open_ops(config: &HwConfig) -> Result<&'static SimOps, String> {
+    /// A loaded table, shareable between the test threads.
+    #[derive(Clone, Copy)]
+    struct Loaded(&'static SimOps);
+    // SAFETY: the table is immutable static data of a library that is never
+    // unloaded: function pointers, sizes and a pointer to the name string.
+    // Sharing it is sharing constants; each thread makes its own model.
+    unsafe impl Send for Loaded {}
+    unsafe impl Sync for Loaded {}
+    type Slot = Arc<Mutex<Option<Loaded>>>;
+    static LOADED: Mutex<BTreeMap<String, Slot>> = Mutex::new(BTreeMap::new());
+    static TOOLCHAIN: OnceLock<Toolchain> = OnceLock::new();
+
+    let builder = OnDemand::from_env();
+    let toolchain = match TOOLCHAIN.get() {
+        Some(toolchain) => toolchain,
+        None => {
+            let found = builder.toolchain(config)?;
+            TOOLCHAIN.get_or_init(|| found)
+        }
+    };
+    // The sources are hashed on every call: an edit made while the process
+    // runs gets an entry of its own.
+    let key = builder.key(toolchain, config)?;
+    let slot = LOADED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(format!("{}-{}", config.name, key.hex()))
+        .or_default()
+        .clone();
+    let mut loaded = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(Loaded(ops)) = *loaded {
+        return Ok(ops);
+    }
+    let built = builder.build(toolchain, &key, config)?;
+    let ops = load(&built.path, config.name)?;
+    *loaded = Some(Loaded(ops));
+    Ok(ops)
+}
