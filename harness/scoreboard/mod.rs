@@ -818,6 +818,21 @@ fn first_differing_group<T: Ord + Clone, K: Ord + Copy>(
     d: &[T],
     key: impl Fn(&T) -> K,
 ) -> Option<(K, Vec<T>, Vec<T>)> {
+    // Almost every instruction matches: say so without building groups,
+    // in the order reported if both sides agree on it, else sorted.
+    if r == d {
+        return None;
+    }
+    if r.len() == d.len() {
+        let sorted = |v: &[T]| {
+            let mut v = v.to_vec();
+            v.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.cmp(b)));
+            v
+        };
+        if sorted(r) == sorted(d) {
+            return None;
+        }
+    }
     let group = |v: &[T]| {
         let mut m: BTreeMap<K, Vec<T>> = BTreeMap::new();
         for x in v {
