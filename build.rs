@@ -144,6 +144,9 @@ fn main() {
     });
     for archive in &archives {
         cc::emit_link_directives(&archive.link, &archive.path);
+        // A removed cache (`rm -rf target/pccx-rtl-cache`) runs build.rs
+        // again, which builds the entry again, before anything links it.
+        println!("cargo:rerun-if-changed={}", archive.path.display());
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
@@ -593,9 +596,20 @@ fn archive(build: &cc::Build, dir: &Path, lib: &str, more: Vec<PathBuf>) -> Resu
         .try_compile_intermediates()
         .map_err(|e| format!("compiling {lib}: {e}"))?;
     objects.extend(more);
-    b.out_dir(dir)
+    let path = b
+        .out_dir(dir)
         .try_create_archive(lib, &objects)
         .map_err(|e| format!("archiving {lib}: {e}"))?;
+    // build.rs asks cargo to run it again if the archive changes
+    // (`rerun-if-changed`), so that a removed cache is rebuilt. Cargo takes
+    // a file written while the build script ran for a changed one, so the
+    // archive is dated to the epoch: only its removal is then a change (the
+    // key, not the date, says what it is).
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_modified(std::time::SystemTime::UNIX_EPOCH))
+        .map_err(|e| format!("dating {}: {e}", path.display()))?;
     fs::remove_dir_all(dir.join("obj")).map_err(|e| format!("cleaning up {lib}: {e}"))
 }
 
