@@ -118,15 +118,35 @@ fn main() {
         include: vroot.join("include"),
         target: env::var("TARGET").unwrap(),
     };
-    builder.runtime();
-    for cfg in &configs {
-        builder.model(cfg, false);
-    }
-    if !cov_configs.is_empty() {
-        builder.cov_runtime();
-    }
-    for cfg in &cov_configs {
-        builder.model(cfg, true);
+    // Every archive is made in a thread of its own: one model Verilates
+    // (one core) while another compiles, and the compiles of all of them
+    // share cargo's jobserver (cc's `parallel`), so the cores stay busy to
+    // the end. The link lines follow, in a fixed order: the runtime before
+    // the models, as the linker reads them.
+    let archives: Vec<Archive> = std::thread::scope(|scope| {
+        let builder = &builder;
+        let mut jobs = vec![scope.spawn(move || builder.runtime())];
+        for cfg in &configs {
+            jobs.push(scope.spawn(move || builder.model(cfg, false)));
+        }
+        if !cov_configs.is_empty() {
+            jobs.push(scope.spawn(move || builder.cov_runtime()));
+        }
+        for cfg in &cov_configs {
+            jobs.push(scope.spawn(move || builder.model(cfg, true)));
+        }
+        jobs.into_iter()
+            .map(|job| {
+                job.join()
+                    .unwrap_or_else(|_| fail("a build thread panicked"))
+            })
+            .collect()
+    });
+    for archive in &archives {
+        cc::emit_link_directives(&archive.link, &archive.path);
+        // A removed cache (`rm -rf target/pccx-rtl-cache`) runs build.rs
+        // again, which builds the entry again, before anything links it.
+        println!("cargo:rerun-if-changed={}", archive.path.display());
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
@@ -375,7 +395,16 @@ fn compiler_identity(b: &cc::Build) -> String {
     format!("{} {}\n{version}", tool.path().display(), args.join(" "))
 }
 
-/// Builds the cache entries this binary links, and says how to link them.
+/// An archive to link, and the build whose settings say how (the C++
+/// standard library with it). Linked with `cc::emit_link_directives`, the
+/// function `cc::Build::compile` ends with: a cached archive links exactly
+/// like a fresh one.
+struct Archive {
+    path: PathBuf,
+    link: cc::Build,
+}
+
+/// Builds the cache entries this binary links.
 struct Builder {
     root: PathBuf,
     cache: PathBuf,
@@ -404,10 +433,8 @@ impl Builder {
         inputs
     }
 
-    /// The entry `name`-`key`, built by `build` unless the cache has it, and
-    /// the `cargo:` lines that link its archive `lib<lib>.a`: the same
-    /// lines, from the same function of cc, whether the entry was built now
-    /// or found, so a cached build links exactly like a fresh one.
+    /// The archive `lib<lib>.a` of the entry `name`-`key`, built by `build`
+    /// unless the cache has it.
     fn cached_archive(
         &self,
         name: &str,
@@ -415,16 +442,19 @@ impl Builder {
         lib: &str,
         link: &cc::Build,
         build: impl FnOnce(&Path) -> Result<(), String>,
-    ) {
+    ) -> Archive {
         let (dir, _) = recipe::get_or_build(&self.cache, name, key, build)
             .unwrap_or_else(|e| fail(&format!("building `{name}`: {e}")));
-        cc::emit_link_directives(link, dir.join(format!("lib{lib}.a")));
+        Archive {
+            path: dir.join(format!("lib{lib}.a")),
+            link: link.clone(),
+        }
     }
 
     /// The Verilator runtime (`verilated.cpp`, the threads, DPI and, with
     /// tracing, the FST writer) at -O2. It does not depend on the RTL: an
     /// RTL change reuses it.
-    fn runtime(&self) {
+    fn runtime(&self) -> Archive {
         let b = verilated_build(&self.include, "2", false);
         let mut key = Key::new(RECIPE);
         key.add("product", b"verilator runtime");
@@ -443,13 +473,13 @@ impl Builder {
             let mut build = b.clone();
             build.files(files.iter().map(|f| self.include.join(f)));
             archive(&build, dir, "pccx_vlrt", Vec::new())
-        });
+        })
     }
 
     /// The coverage part of the runtime (`VerilatedCovContext`), only for a
     /// `PCCX_COVERAGE` build, in an archive of its own, so that the runtime
     /// itself and its entry stay what they are without it.
-    fn cov_runtime(&self) {
+    fn cov_runtime(&self) -> Archive {
         let b = verilated_build(&self.include, "2", true);
         let mut key = Key::new(RECIPE);
         key.add("product", b"verilator coverage runtime");
@@ -460,13 +490,13 @@ impl Builder {
             let mut build = b.clone();
             build.file(self.include.join("verilated_cov.cpp"));
             archive(&build, dir, "pccx_vlcov", Vec::new())
-        });
+        })
     }
 
     /// Verilates and compiles one configuration, unless the cache has it;
     /// with `coverage`, as the model `<name>_cov` with line and toggle
     /// coverage.
-    fn model(&self, cfg: &HwConfig, coverage: bool) {
+    fn model(&self, cfg: &HwConfig, coverage: bool) -> Archive {
         let name = if coverage {
             format!("{}_cov", cfg.name)
         } else {
@@ -527,11 +557,15 @@ impl Builder {
                 ));
             }
             let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
+            // Largest first: the longest compile starts first, and the last
+            // ones to finish are short.
             let cpp = |kinds: &[&str]| -> Vec<PathBuf> {
-                recipe::class_files(&classes, kinds)
+                let mut files: Vec<PathBuf> = recipe::class_files(&classes, kinds)
                     .iter()
                     .map(|f| mdir.join(f))
-                    .collect()
+                    .collect();
+                files.sort_by_key(|f| std::cmp::Reverse(fs::metadata(f).map_or(0, |m| m.len())));
+                files
             };
             let mut slow_build = slow.clone();
             slow_build
@@ -547,7 +581,7 @@ impl Builder {
                 .files(cpp(&["VM_CLASSES_FAST", "VM_SUPPORT_FAST"]))
                 .file(self.root.join("harness/rtl/shim/pccx_shim.cpp"));
             archive(&fast_build, dir, &lib, slow_objects)
-        });
+        })
     }
 }
 
@@ -562,9 +596,20 @@ fn archive(build: &cc::Build, dir: &Path, lib: &str, more: Vec<PathBuf>) -> Resu
         .try_compile_intermediates()
         .map_err(|e| format!("compiling {lib}: {e}"))?;
     objects.extend(more);
-    b.out_dir(dir)
+    let path = b
+        .out_dir(dir)
         .try_create_archive(lib, &objects)
         .map_err(|e| format!("archiving {lib}: {e}"))?;
+    // build.rs asks cargo to run it again if the archive changes
+    // (`rerun-if-changed`), so that a removed cache is rebuilt. Cargo takes
+    // a file written while the build script ran for a changed one, so the
+    // archive is dated to the epoch: only its removal is then a change (the
+    // key, not the date, says what it is).
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_modified(std::time::SystemTime::UNIX_EPOCH))
+        .map_err(|e| format!("dating {}: {e}", path.display()))?;
     fs::remove_dir_all(dir.join("obj")).map_err(|e| format!("cleaning up {lib}: {e}"))
 }
 

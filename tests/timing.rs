@@ -4,7 +4,8 @@
 //! - Ideal I/O: random campaigns match exactly (latch, start, retire cycles
 //!   and the status register in every cycle) on both configurations.
 //! - RTL built with one deliberate extra cycle in one engine (hw/configs/
-//!   skew_*.cfg): functional checks pass, the timing check fails.
+//!   skew_*.cfg, test-only configurations built on demand the first time
+//!   they are opened): functional checks pass, the timing check fails.
 //! - Stall I/O: results stay exact and the retire order obeys the ordering
 //!   rules; exact timing then (rightly) does not hold.
 //! - Injected timing faults fire the timing, status and order checks.
