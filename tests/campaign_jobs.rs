@@ -34,6 +34,8 @@ fn options(config: &str, count: u64) -> CampaignOptions {
         config: config::by_name(config).expect("a configuration"),
         stall_io: false,
         timing: None,
+        shard: None,
+        skip: Default::default(),
     }
 }
 

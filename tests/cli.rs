@@ -449,9 +449,17 @@ fn an_infrastructure_error_exits_2_and_keeps_the_results() {
         assert!(err.contains("infrastructure error at seed 6"), "{err}");
         let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let results = report["results"].as_array().unwrap();
-        assert_eq!(results.len(), 1, "{fault}");
+        // The seed that ran, and the seed at which the model failed.
+        assert_eq!(results.len(), 2, "{fault}");
         assert_eq!(results[0]["seed"], 5);
-        assert_eq!(results[0]["status"], "ok");
+        assert_eq!(results[0]["verdict"], "match");
+        assert_eq!(results[1]["seed"], 6);
+        assert_eq!(results[1]["verdict"], "error");
+        assert!(
+            results[1]["error"].as_str().unwrap().contains(why),
+            "{}",
+            results[1]
+        );
         let stopped = &report["summary"]["stopped"];
         assert_eq!(stopped["seed"], 6);
         assert!(

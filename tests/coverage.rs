@@ -26,6 +26,8 @@ fn campaign(name: &str, first: u64, count: u64) -> Coverage {
         config: cfg,
         stall_io: false,
         timing: None,
+        shard: None,
+        skip: Default::default(),
     };
     let mut probe = Probe::new(models::reference_golden(&cfg));
     let mut dut = models::open_reference(&cfg);

@@ -34,6 +34,8 @@ fn campaign(dir: &Path, fault: Fault, first: u64, count: u64, shrink: bool) -> V
         config,
         stall_io: false,
         timing: None,
+        shard: None,
+        skip: Default::default(),
     };
     let setup = Setup::new(config, DutKind::Rtl, Some(fault));
     let mut recorder = Recorder::new(setup.clone(), dir.to_path_buf(), !shrink);

@@ -192,6 +192,9 @@ pub enum ModelError {
     /// The model broke the bus protocol (an AXI-Lite response nobody asked
     /// for, say): a bug in the model, reported as such.
     Protocol(String),
+    /// The run was abandoned from outside while doing `what` (a campaign's
+    /// wall-clock limit per seed passed; `SimControls::set_abandon_flag`).
+    Abandoned { what: String },
     /// Anything else, with a message saying what.
     Other(String),
 }
@@ -207,6 +210,9 @@ impl fmt::Display for ModelError {
             }
             ModelError::Backdoor(m) => write!(f, "backdoor access: {m}"),
             ModelError::Protocol(m) => write!(f, "bus protocol violation: {m}"),
+            ModelError::Abandoned { what } => {
+                write!(f, "abandoned at the wall-clock limit while {what}")
+            }
             ModelError::Other(m) => f.write_str(m),
         }
     }
@@ -395,4 +401,10 @@ pub trait SimControls {
     /// to the file `path` (Verilator's `coverage.dat` format), or says why
     /// there are none (a model built without coverage).
     fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String>;
+
+    /// A flag that, once set by another thread, makes the model's next
+    /// wait return `ModelError::Abandoned` (a wall-clock limit per seed:
+    /// a model cannot be stopped from outside otherwise). `None` removes
+    /// it. A model that cannot run long ignores it.
+    fn set_abandon_flag(&mut self, _flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {}
 }

@@ -162,6 +162,8 @@ fn bench_campaign(
         config: hw_config(config),
         stall_io: false,
         timing: None,
+        shard: None,
+        skip: Default::default(),
     };
     // In turn within each run, so that a change in the machine's load
     // falls on all three alike; the ratios are taken within a run.

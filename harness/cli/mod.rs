@@ -6,8 +6,11 @@
 //! `harness/main.rs` only calls `main`.
 //!
 //! Exit status: 0 all seeds matched (or the tool did its job), 1 some seed
-//! mismatched (`cvo-accuracy`: some function failed its bound), 2 usage or
-//! infrastructure error (the message says which).
+//! mismatched or timed out (`cvo-accuracy`: some function failed its
+//! bound), 2 usage or infrastructure error (the message says which; for
+//! `merge`: seeds missing), 3 a campaign stopped by SIGTERM or SIGINT
+//! after writing what finished, 4 a campaign ended because a seed was
+//! stuck in the simulator past `--seed-timeout`.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,9 +32,11 @@ mod bench;
 mod cvo_accuracy;
 mod disasm;
 mod generate;
+mod merge;
 mod mutate;
 mod replay;
 mod run;
+mod slurm;
 
 #[derive(Parser)]
 #[command(
@@ -77,6 +82,13 @@ enum Command {
     CvoAccuracy(cvo_accuracy::CvoAccuracyArgs),
     /// Print the program a seed generates, as assembler text.
     Gen(generate::GenArgs),
+    /// Merge campaign directories (shards, reruns) into the report the
+    /// whole campaign would have written: exit 0 all matched, 1 a seed
+    /// mismatched or timed out, 2 seeds missing (docs/scale-out.md).
+    Merge(merge::MergeArgs),
+    /// Run a campaign as a Slurm job array (`slurm submit`), watch it and
+    /// merge its shards (`slurm wait`), or cancel it (docs/scale-out.md).
+    Slurm(slurm::SlurmArgs),
 }
 
 /// A usage or infrastructure failure: printed, exit status 2.
@@ -108,6 +120,8 @@ pub fn main() -> ExitCode {
         }
         Some(Command::MutateRun(args)) => mutate::mutate_run(args),
         Some(Command::Mutate(args)) => mutate::mutate(args),
+        Some(Command::Merge(args)) => merge::merge(&args),
+        Some(Command::Slurm(args)) => slurm::slurm(args),
         None => run::run(&cli.run),
     };
     match result {

@@ -3,10 +3,13 @@
 use clap::builder::PossibleValuesParser;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::config;
 use crate::coverage::rtl as rtl_coverage;
@@ -15,8 +18,10 @@ use crate::coverage::Probe;
 use crate::env::faults::Fault;
 use crate::env::models;
 use crate::env::models::{DutKind, Setup};
-use crate::regress::campaign::{self, CampaignOptions};
+use crate::regress::campaign::{self, CampaignOptions, RunControls, Shard};
+use crate::regress::journal::{self, CampaignHeader, Journal, RunEntry, RunIdentity};
 use crate::regress::junit;
+use crate::regress::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict};
 use crate::scoreboard::Mismatch;
 use crate::scoreboard::TimingMode;
 use crate::stimulus::TestCase;
@@ -63,9 +68,27 @@ pub(super) struct RunArgs {
     /// Self-check: wrap the DUT in this fault; the campaign must then fail.
     #[arg(long, value_name = "FAULT", value_parser = PossibleValuesParser::new(Fault::names()))]
     inject_fault: Option<String>,
-    /// Where a mismatching seed's repro file and shrunk program go.
-    #[arg(long, value_name = "DIR", default_value = "out")]
-    out: PathBuf,
+    /// The campaign's directory: the repro file, shrunk program and
+    /// waveform of each failing seed (default `out`), and, when given,
+    /// `campaign.json` and `results.jsonl`, one record per finished seed,
+    /// each flushed as its seed finishes (docs/scale-out.md).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the campaign whose records `--out DIR` holds: run only the
+    /// seeds its `results.jsonl` does not (the same flags, checked against
+    /// its `campaign.json`). Without records there, a fresh start.
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Run shard I of N: the seeds `seed + k` with `k mod N == I`
+    /// (`pccx-cosim merge` puts the shards' directories together).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// Wall-clock limit per seed, in seconds: past it the DUT gives up at
+    /// its next cycle and the seed is a `timeout` (the campaign goes on);
+    /// a seed stuck where no cycle passes ends the process (exit 4) once
+    /// twice the limit and 5 s have passed, its record written.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    seed_timeout: Option<Duration>,
     /// Do not shrink a mismatching case (the repro is written all the same).
     #[arg(long)]
     no_shrink: bool,
@@ -104,7 +127,7 @@ enum IoMode {
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
-    let options = CampaignOptions {
+    let mut options = CampaignOptions {
         first_seed: args
             .seed
             .expect("clap requires --seed without a subcommand"),
@@ -113,6 +136,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         config: hw_config(&args.config),
         stall_io: args.io == IoMode::Stall,
         timing: args.timing,
+        shard: args.shard,
+        skip: BTreeSet::new(),
     };
     if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
         return Err(Failure::Message(format!(
@@ -147,6 +172,29 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         (Some(_), _) => 1,
         (None, given) => super::args::jobs(given)?,
     };
+    // The campaign's directory: its header and records, and what a resumed
+    // run has already done.
+    let mut store = match &args.out {
+        Some(dir) => Some(RunStore::open(
+            dir,
+            identity(args),
+            args.shard,
+            args.resume,
+        )?),
+        None => None,
+    };
+    let prior: Vec<SeedRecord> = store.as_ref().map_or(Vec::new(), |s| s.prior.clone());
+    options.skip = prior.iter().map(|r| r.seed).collect();
+    if let Some(store) = &store {
+        if !prior.is_empty() {
+            let left = options.seeds().count();
+            say!(
+                "resuming {}: {} seeds recorded, {left} to run",
+                store.dir.display(),
+                prior.len()
+            );
+        }
+    }
     let mut setup = Setup::new(options.config, args.dut, fault);
     if args.rtl_coverage.is_some() {
         setup.rtl_coverage = true;
@@ -157,7 +205,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         rtl_coverage: false,
         ..setup.clone()
     };
-    let bar = progress_bar(options.count);
+    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out"));
+    let bar = progress_bar(options.seeds().count() as u64);
     let mismatched = AtomicU64::new(0);
     // With several workers each writes its RTL counters to a file of its
     // own; they are summed into --rtl-coverage at the end.
@@ -182,7 +231,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         let dut = setup
             .open_dut()
             .map_err(|e| format!("cannot open the DUT: {e}"))?;
-        let mut recorder = Recorder::new(plain_setup.clone(), args.out.clone(), args.no_shrink);
+        let mut recorder = Recorder::new(plain_setup.clone(), out_dir.clone(), args.no_shrink);
         recorder.wave_window = args.wave_window;
         Ok(CampaignWorker {
             reference,
@@ -193,14 +242,64 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             rtl_coverage: rtl_coverage_part(k),
         })
     };
-    let mut print = |r: &campaign::SeedResult| match &bar {
-        Some(bar) => {
-            bar.suspend(|| print_result(r, &options, args));
-            bar.inc(1);
+    // The journal is shared with the timekeeper, which writes the record
+    // of a seed stuck for good before it ends the process.
+    let journal = store
+        .as_mut()
+        .map(|s| Arc::new(Mutex::new(s.take_journal())));
+    let mut records: Vec<SeedRecord> = Vec::new();
+    let mut journal_error: Option<String> = None;
+    let mut print = |r: &campaign::SeedResult| {
+        let record = SeedRecord::of(r);
+        if let Some(journal) = &journal {
+            let written = journal
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&record);
+            if let Err(e) = written {
+                journal_error.get_or_insert(e);
+            }
         }
-        None => print_result(r, &options, args),
+        match &bar {
+            Some(bar) => {
+                bar.suspend(|| print_result(r, &options, args));
+                bar.inc(1);
+            }
+            None => print_result(r, &options, args),
+        }
+        records.push(record);
     };
-    let (report, done) = campaign::run_campaign_jobs(&options, jobs, &make_worker, &mut print);
+    let stop = Arc::new(AtomicBool::new(false));
+    watch_for_stop_signals(&stop)?;
+    let hung_store = store.as_ref().map(|s| (s.dir.clone(), s.header.clone()));
+    let on_hung = |seed: u64, message: &str| {
+        eprintln!(
+            "pccx-cosim: seed {seed} {message}; its record is written, the run ends (exit 4)"
+        );
+        if let Some(journal) = &journal {
+            let mut record = SeedRecord::error(seed, message);
+            record.verdict = SeedVerdict::Timeout;
+            let _ = journal
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&record);
+        }
+        if let Some((dir, header)) = &hung_store {
+            let mut header = header.clone();
+            if let Some(run) = header.runs.last_mut() {
+                run.ended = Some("hung".into());
+            }
+            let _ = header.write(dir);
+        }
+        std::process::exit(EXIT_HUNG.into());
+    };
+    let controls = RunControls {
+        stop: Some(&stop),
+        seed_timeout: args.seed_timeout,
+        on_hung: Some(&on_hung),
+    };
+    let (report, done) =
+        campaign::run_campaign_controlled(&options, jobs, &make_worker, &mut print, controls);
     let mut coverage: Option<Coverage> = None;
     let mut rtl_parts = Vec::new();
     let mut rtl_coverage_written: Option<Result<(), String>> = None;
@@ -237,17 +336,55 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    say!("{}", report.summary.text());
-    if let Some(text) = report.signature_text() {
+    // The reports are made from the records: this run's and, resumed,
+    // those before it.
+    let this_run = report.summary.wall.as_secs_f64();
+    let earlier_runs = store.as_ref().map_or(0.0, |s| s.header.wall_seconds());
+    let new_records = records.len() as u64;
+    let mut all = prior;
+    all.extend(records);
+    let file = CampaignFile::from_records(
+        RunFacts {
+            config: options.config.name.to_string(),
+            first_seed: options.first_seed,
+            count: options.count,
+            instrs: options.instrs,
+            reference: report.reference_model.clone(),
+            dut: report.dut_model.clone(),
+            shard: args.shard.map(|s| s.to_string()),
+            wall_seconds: earlier_runs + this_run,
+            stopped: report.summary.stopped.as_ref().map(|e| {
+                crate::regress::results::StoppedRecord {
+                    seed: e.seed,
+                    error: e.message.clone(),
+                }
+            }),
+            interrupted: report.interrupted,
+            missing_seeds: Vec::new(),
+        },
+        all,
+    );
+    if let Some(store) = &mut store {
+        let ended = if report.summary.stopped.is_some() {
+            "stopped"
+        } else if report.interrupted {
+            "interrupted"
+        } else {
+            "complete"
+        };
+        store.finish(&report, this_run, new_records, ended, journal.as_deref())?;
+    }
+    say!("{}", file.summary.text());
+    if let Some(text) = file.signature_text() {
         say!("{text}");
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+        let text = serde_json::to_string_pretty(&file).expect("JSON values serialise");
         std::fs::write(path, text + "\n")
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
     if let Some(path) = &args.junit {
-        std::fs::write(path, junit::render(&report))
+        std::fs::write(path, junit::render(&file))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
     if let (Some(path), Some(coverage)) = (&args.coverage, &coverage) {
@@ -262,17 +399,214 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         let summary = rtl_coverage::read(path).map_err(Failure::Message)?;
         say!("{}", summary.text(path));
     }
+    if let Some(e) = journal_error {
+        return Err(Failure::Message(format!(
+            "the results could not all be recorded: {e}"
+        )));
+    }
     Ok(if let Some(e) = &report.summary.stopped {
         eprintln!(
             "pccx-cosim: infrastructure error at seed {}: {}",
             e.seed, e.message
         );
         ExitCode::from(2)
-    } else if report.summary.mismatched > 0 {
+    } else if report.interrupted {
+        let resume = match &args.out {
+            Some(dir) => format!("; `--resume --out {}` continues it", dir.display()),
+            None => String::new(),
+        };
+        eprintln!(
+            "pccx-cosim: interrupted after {} of {} seeds; the reports hold what finished{resume}",
+            file.summary.seeds,
+            options.seeds().count() + options.skip.len()
+        );
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else if file.summary.mismatched + file.summary.timeouts > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Exit status of a campaign stopped by SIGTERM or SIGINT (docs/scale-out.md).
+pub(super) const EXIT_INTERRUPTED: u8 = 3;
+/// Exit status of a campaign ended because a seed was stuck in the
+/// simulator past its wall-clock limit (`--seed-timeout`).
+pub(super) const EXIT_HUNG: u8 = 4;
+
+/// `--seed-timeout`: a positive number of seconds.
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|e| format!("`{s}` is not a number of seconds: {e}"))?;
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!(
+            "`{s}`: a limit must be a positive number of seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// SIGTERM (what Slurm and CI send at a time limit) and SIGINT set `stop`:
+/// no further seed starts, the seeds in flight finish, and the reports
+/// are written. A second one ends the process at once.
+fn watch_for_stop_signals(stop: &Arc<AtomicBool>) -> Result<(), Failure> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for (signal, name, code) in [(SIGTERM, "SIGTERM", 143), (SIGINT, "SIGINT", 130)] {
+        // The order matters: the shutdown is armed first, so the first
+        // signal only sets the flag and the second finds it set.
+        signal_hook::flag::register_conditional_shutdown(signal, code, Arc::clone(stop))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(stop)))
+            .map_err(|e| Failure::Message(format!("cannot watch for {name}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The identity of this campaign's records (`campaign.json`).
+fn identity(args: &RunArgs) -> RunIdentity {
+    RunIdentity {
+        config: args.config.clone(),
+        first_seed: args.seed.unwrap_or(0),
+        count: args.count,
+        instrs: args.instrs,
+        io: match args.io {
+            IoMode::Ideal => "ideal",
+            IoMode::Stall => "stall",
+        }
+        .into(),
+        timing: args.timing.map(|t| t.name().to_string()),
+        dut: args.dut.name().into(),
+        inject_fault: args.inject_fault.clone(),
+    }
+}
+
+/// A campaign's directory while it runs: its header, the records of the
+/// runs before this one, and the journal this run appends to.
+struct RunStore {
+    dir: PathBuf,
+    header: CampaignHeader,
+    prior: Vec<SeedRecord>,
+    journal: Option<Journal>,
+}
+
+impl RunStore {
+    /// Opens `dir` for a run of `identity` (shard `shard`): with `resume`,
+    /// the records there are kept (the identity must be the same); without
+    /// it, records there are moved to `results.previous.jsonl`.
+    fn open(
+        dir: &Path,
+        identity: RunIdentity,
+        shard: Option<Shard>,
+        resume: bool,
+    ) -> Result<RunStore, Failure> {
+        let message = Failure::Message;
+        let results = dir.join(journal::RESULTS_FILE);
+        let read = journal::read_records(&results).map_err(message)?;
+        let existing = CampaignHeader::read(dir).map_err(message)?;
+        let shard_text = shard.map(|s| s.to_string());
+        // A fresh run in a directory with records keeps the last ones
+        // beside it, one generation, rather than lose them.
+        let read = if !read.records.is_empty() && !resume {
+            let previous = dir.join(journal::PREVIOUS_RESULTS_FILE);
+            std::fs::rename(&results, &previous).map_err(|e| {
+                Failure::Message(format!("{}: cannot move aside: {e}", results.display()))
+            })?;
+            eprintln!(
+                "pccx-cosim: {} held {} records of an earlier run: moved to {} (--resume \
+                 continues a run instead)",
+                results.display(),
+                read.records.len(),
+                previous.display()
+            );
+            journal::ReadRecords::default()
+        } else {
+            read
+        };
+        let mut header = match existing {
+            Some(h) if resume => {
+                if let Some(d) = identity.difference(&h.identity) {
+                    return Err(Failure::Message(format!(
+                        "--resume: this campaign is not the one in {}: {d}",
+                        dir.join(journal::CAMPAIGN_FILE).display()
+                    )));
+                }
+                if h.shard != shard_text {
+                    return Err(Failure::Message(format!(
+                        "--resume: {} is shard {} and this run shard {}",
+                        dir.join(journal::CAMPAIGN_FILE).display(),
+                        h.shard.as_deref().unwrap_or("(none)"),
+                        shard_text.as_deref().unwrap_or("(none)")
+                    )));
+                }
+                h
+            }
+            _ => CampaignHeader::new(identity, shard_text),
+        };
+        if read.torn_tail {
+            eprintln!(
+                "pccx-cosim: {}: its last line was cut off (a kill while it was written); \
+                 that seed runs again",
+                results.display()
+            );
+        }
+        if read.duplicates > 0 {
+            eprintln!(
+                "pccx-cosim: {}: {} records repeat a seed and are ignored",
+                results.display(),
+                read.duplicates
+            );
+        }
+        let journal = Journal::open(dir, read.whole_len).map_err(message)?;
+        let (host, slurm_job) = journal::where_we_run();
+        header.runs.push(RunEntry {
+            started_unix: journal::unix_now(),
+            wall_seconds: None,
+            seeds: None,
+            ended: None,
+            host,
+            slurm_job,
+        });
+        header.write(dir).map_err(message)?;
+        Ok(RunStore {
+            dir: dir.to_path_buf(),
+            header,
+            prior: read.records,
+            journal: Some(journal),
+        })
+    }
+
+    fn take_journal(&mut self) -> Journal {
+        self.journal.take().expect("the journal is taken once")
+    }
+
+    /// Records how this run ended in the header, and puts the records on
+    /// disk.
+    fn finish(
+        &mut self,
+        report: &campaign::CampaignReport,
+        wall_seconds: f64,
+        seeds: u64,
+        ended: &str,
+        journal: Option<&Mutex<Journal>>,
+    ) -> Result<(), Failure> {
+        if let Some(journal) = journal {
+            journal
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .sync()
+                .map_err(Failure::Message)?;
+        }
+        if !report.reference_model.is_empty() {
+            self.header.reference_model = Some(report.reference_model.clone());
+            self.header.dut_model = Some(report.dut_model.clone());
+        }
+        if let Some(run) = self.header.runs.last_mut() {
+            run.wall_seconds = Some(wall_seconds);
+            run.seeds = Some(seeds);
+            run.ended = Some(ended.into());
+        }
+        self.header.write(&self.dir).map_err(Failure::Message)
+    }
 }
 
 /// The flags besides seed, instrs and config that change what a seed does,

@@ -520,6 +520,50 @@ pub struct BinRecord {
 pub const COVERAGE_FORMAT: &str = "pccx-cosim functional coverage";
 
 impl CoverageFile {
+    /// Reads a `--coverage` file back: every bin of this build's catalogue
+    /// must be there by group and name (a file of another build, with
+    /// other bins, is refused), hit counts and first cases as written.
+    pub fn read(path: &std::path::Path) -> Result<Coverage, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let file: CoverageFile = serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))?;
+        if file.format != COVERAGE_FORMAT {
+            return Err(format!(
+                "{}: field `format`: `{}` is not `{COVERAGE_FORMAT}`",
+                path.display(),
+                file.format
+            ));
+        }
+        let mut c = Coverage::new();
+        let mut seen = 0;
+        for (n, b) in file.bins.iter().enumerate() {
+            let group = Group::ALL.into_iter().find(|g| g.name() == b.group);
+            let Some(i) = group.and_then(|g| index_of(g, &b.name)) else {
+                return Err(format!(
+                    "{}: field `bins[{n}]`: this build has no bin `{}: {}`",
+                    path.display(),
+                    b.group,
+                    b.name
+                ));
+            };
+            c.counts[i] = b.count;
+            c.first_case[i] = b.first_case;
+            seen += 1;
+        }
+        if seen != catalogue().len() {
+            return Err(format!(
+                "{}: field `bins`: {seen} bins, this build has {}",
+                path.display(),
+                catalogue().len()
+            ));
+        }
+        c.cases = file.cases;
+        c.instructions = file.instructions;
+        c.untimed = file.untimed_instructions;
+        Ok(c)
+    }
+
     pub fn of(c: &Coverage) -> CoverageFile {
         let (hit, total) = c.totals();
         CoverageFile {

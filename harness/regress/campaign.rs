@@ -2,14 +2,14 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
-use crate::regress::results::CampaignFile;
+use crate::regress::results::{CampaignFile, SignatureGroup};
 use crate::scoreboard::{run_case_resident, Mismatch, Outcome, Resident, TimingMode};
 use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
-use pccx_golden::model::NpuModel;
+use pccx_golden::model::{ModelError, NpuModel};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Barrier};
@@ -27,6 +27,55 @@ pub struct CampaignOptions {
     pub stall_io: bool,
     /// The timing check; `None`: exact under ideal I/O, order under stall.
     pub timing: Option<TimingMode>,
+    /// Run only this shard's seeds (`--shard i/n`).
+    pub shard: Option<Shard>,
+    /// Seeds not to run (those a resumed run's results already hold).
+    pub skip: BTreeSet<u64>,
+}
+
+/// Shard `index` of `count`: the seeds `first_seed + k` with
+/// `k mod count == index` (`--shard i/n`, docs/scale-out.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    /// Whether the seed at position `k` of the campaign is this shard's.
+    pub fn holds(self, k: u64) -> bool {
+        k % self.count == self.index
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `i/n` with `0 <= i < n`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not a shard: write i/n, as 0/4"))?;
+        let number = |t: &str, what: &str| {
+            t.trim()
+                .parse::<u64>()
+                .map_err(|e| format!("`{s}`: the shard's {what} `{t}` is not a number: {e}"))
+        };
+        let (index, count) = (number(i, "index")?, number(n, "count")?);
+        if count == 0 || index >= count {
+            return Err(format!(
+                "`{s}`: a shard index runs from 0 to the count less one (0/{count} .. {}/{count})",
+                count.max(1) - 1
+            ));
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 impl CampaignOptions {
@@ -37,11 +86,21 @@ impl CampaignOptions {
         }
     }
 
-    /// The seeds in order; a seed range that would pass `u64::MAX` ends
-    /// there.
-    pub fn seeds(&self) -> impl Iterator<Item = u64> {
+    /// Every seed of the campaign in order, whatever the shard and the
+    /// seeds to skip; a seed range that would pass `u64::MAX` ends there.
+    pub fn all_seeds(&self) -> impl Iterator<Item = u64> {
         let first = self.first_seed;
         (0..self.count).map_while(move |i| first.checked_add(i))
+    }
+
+    /// The seeds this run runs, in order: its shard's, less those to skip.
+    pub fn seeds(&self) -> impl Iterator<Item = u64> + '_ {
+        let shard = self.shard;
+        self.all_seeds()
+            .enumerate()
+            .filter(move |&(k, _)| shard.is_none_or(|s| s.holds(k as u64)))
+            .map(|(_, seed)| seed)
+            .filter(|seed| !self.skip.contains(seed))
     }
 }
 
@@ -54,14 +113,38 @@ pub struct SeedResult {
     pub wall: Duration,
     /// `None`: reference and DUT agreed on everything.
     pub mismatch: Option<Mismatch>,
+    /// A model failed at this seed, or it ran out of time.
+    pub failure: Option<ModelFailure>,
+    /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO).
+    pub engine_busy: [u64; 5],
     /// The repro and the shrunk program written for a mismatch.
     pub artefacts: Artefacts,
+}
+
+/// How a seed ended without a verdict of the checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelFailure {
+    /// A model error (a watchdog, a backdoor access out of range) or a
+    /// panic inside a model: an infrastructure error, which stops the
+    /// campaign.
+    Error(String),
+    /// The seed ran past its wall-clock limit (`--seed-timeout`).
+    Timeout(String),
+}
+
+impl ModelFailure {
+    pub fn message(&self) -> &str {
+        match self {
+            ModelFailure::Error(m) | ModelFailure::Timeout(m) => m,
+        }
+    }
 }
 
 impl SeedResult {
     /// The one-line verdict the CLI prints.
     pub fn line(&self) -> String {
         match &self.mismatch {
+            None if self.failure.is_some() => crate::regress::results::SeedRecord::of(self).line(),
             None => {
                 let cycles = self
                     .cycles
@@ -99,10 +182,14 @@ pub struct InfraError {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
-    /// Seeds that ran to a verdict.
+    /// Seeds with a result (any verdict).
     pub seeds: u64,
     pub matched: u64,
     pub mismatched: u64,
+    /// Seeds at which a model failed (at most one: it stops the campaign).
+    pub errors: u64,
+    /// Seeds that ran past `--seed-timeout`.
+    pub timeouts: u64,
     pub instructions: u64,
     /// Sum of the seeds' cycle counts; `None` when no seed reported any
     /// (the golden model has no notion of time).
@@ -124,6 +211,8 @@ impl Summary {
             seeds: 0,
             matched: 0,
             mismatched: 0,
+            errors: 0,
+            timeouts: 0,
             instructions: 0,
             cycles: None,
             wall: Duration::ZERO,
@@ -138,38 +227,9 @@ impl Summary {
             .map(|c| if secs > 0.0 { c as f64 / secs } else { 0.0 })
     }
 
+    /// The summary lines the CLI prints.
     pub fn text(&self) -> String {
-        let (cycles, rate) = match (self.cycles, self.cycles_per_second()) {
-            (Some(c), Some(r)) => (format!("{c} cycles"), format!("{r:.0} simulated cycles/s")),
-            _ => ("no cycles reported".into(), "no simulated cycles/s".into()),
-        };
-        let mut s = format!(
-            "summary: {} seeds, {} matched, {} mismatched, {} instructions, {cycles}, \
-             {:.3} s wall, {rate}",
-            self.seeds,
-            self.matched,
-            self.mismatched,
-            self.instructions,
-            self.wall.as_secs_f64(),
-        );
-        if let Some(cycles) = self.cycles.filter(|&c| c > 0) {
-            let shares: Vec<String> = ENGINE_NAMES
-                .iter()
-                .zip(self.engine_busy)
-                .map(|(name, busy)| format!("{name} {:.1}%", 100.0 * busy as f64 / cycles as f64))
-                .collect();
-            s.push_str(&format!(
-                "\nutilisation (busy cycles / simulated cycles): {}",
-                shares.join(", ")
-            ));
-        }
-        if let Some(e) = &self.stopped {
-            s.push_str(&format!(
-                "\nstopped at seed {} by an infrastructure error: {}",
-                e.seed, e.message
-            ));
-        }
-        s
+        crate::regress::results::SummaryRecord::of(self).text()
     }
 }
 
@@ -180,6 +240,8 @@ pub struct CampaignReport {
     pub dut_model: String,
     pub results: Vec<SeedResult>,
     pub summary: Summary,
+    /// The run stopped early on request (`RunControls::stop`).
+    pub interrupted: bool,
 }
 
 impl CampaignReport {
@@ -190,40 +252,14 @@ impl CampaignReport {
 
     /// The mismatched seeds grouped by signature: the most frequent
     /// signature first (then the one seen first), seeds in order.
-    pub fn failures_by_signature(&self) -> Vec<(Signature, Vec<u64>)> {
-        let mut groups: BTreeMap<Signature, Vec<u64>> = BTreeMap::new();
-        for r in &self.results {
-            if let Some(s) = r.signature() {
-                groups.entry(s).or_default().push(r.seed);
-            }
-        }
-        let mut groups: Vec<(Signature, Vec<u64>)> = groups.into_iter().collect();
-        groups.sort_by_key(|(_, seeds)| (std::cmp::Reverse(seeds.len()), seeds[0]));
-        groups
+    pub fn failures_by_signature(&self) -> Vec<SignatureGroup> {
+        CampaignFile::of(self).failures_by_signature
     }
 
     /// `failures by signature: l2-writes/MEM/data x3 (seeds 4, 9, 17)`, one
-    /// line per signature (the later ones indented under the first);
-    /// `None` when nothing mismatched.
+    /// line per signature; `None` when nothing mismatched.
     pub fn signature_text(&self) -> Option<String> {
-        const SHOWN: usize = 10;
-        let lines: Vec<String> = self
-            .failures_by_signature()
-            .iter()
-            .map(|(s, seeds)| {
-                let mut list: Vec<String> = seeds.iter().take(SHOWN).map(u64::to_string).collect();
-                if seeds.len() > SHOWN {
-                    list.push(format!("... {} more", seeds.len() - SHOWN));
-                }
-                let noun = if seeds.len() == 1 { "seed" } else { "seeds" };
-                format!("{s} x{} ({noun} {})", seeds.len(), list.join(", "))
-            })
-            .collect();
-        let head = "failures by signature: ";
-        (!lines.is_empty()).then(|| {
-            let indent = format!("\n{}", " ".repeat(head.len()));
-            format!("{head}{}", lines.join(&indent))
-        })
+        CampaignFile::of(self).signature_text()
     }
 }
 
@@ -263,22 +299,16 @@ pub fn run_campaign_with(
     // changes are loaded (scoreboard/resident.rs).
     let mut resident = Resident::new();
     for seed in options.seeds() {
-        let ran = seeds.start(seed, reference, dut, &mut resident).map(|ran| {
-            let artefacts = match &ran.outcome.first_mismatch {
-                Some(m) => on_mismatch(&ran.case, m),
-                None => Artefacts::default(),
-            };
-            ran.finish(artefacts)
-        });
-        match ran {
-            Ok(done) => {
-                on_result(&done.result);
-                tally.add(done);
-            }
-            Err(e) => {
-                tally.stopped = Some(e);
-                break;
-            }
+        let ran = seeds.start(seed, reference, dut, &mut resident);
+        let artefacts = match &ran.outcome.first_mismatch {
+            Some(m) => on_mismatch(&ran.case, m),
+            None => Artefacts::default(),
+        };
+        let done = ran.finish(artefacts);
+        on_result(&done.result);
+        let stop = tally.add(done);
+        if stop {
+            break;
         }
     }
     tally.report(
@@ -298,22 +328,72 @@ pub trait Worker {
     type Done: Send;
     /// The reference and the DUT.
     fn models(&mut self) -> (&mut dyn NpuModel, &mut dyn NpuModel);
-    /// Called before the seed at position `case` (from 1) of the campaign,
-    /// for numbering that must not depend on which worker ran what.
+    /// Called before the seed at position `case` (from 1) of the whole
+    /// campaign (`seed - first_seed + 1`, whatever the shard), for
+    /// numbering that must not depend on which worker or shard ran what.
     fn start_case(&mut self, _case: u64) {}
     /// A seed mismatched: write its repro, shrink it, dump its waveform.
     fn on_mismatch(&mut self, _case: &TestCase, _mismatch: &Mismatch) -> Artefacts {
         Artefacts::default()
     }
+    /// A seed ran past its wall-clock limit: write what replays it.
+    fn on_timeout(&mut self, _case: &TestCase, _message: &str) -> Artefacts {
+        Artefacts::default()
+    }
     fn finish(self) -> Self::Done;
+}
+
+/// How a run may be cut short from outside: a stop request and a
+/// wall-clock limit per seed.
+#[derive(Clone, Copy, Default)]
+pub struct RunControls<'a> {
+    /// Once set (by a signal handler), no further seed is started; the
+    /// seeds in flight finish and are reported.
+    pub stop: Option<&'a AtomicBool>,
+    /// Wall-clock limit per seed (`--seed-timeout`). Past it the DUT is
+    /// told to give up at its next wait (`SimControls::set_abandon_flag`),
+    /// and the seed is reported as a timeout.
+    pub seed_timeout: Option<Duration>,
+    /// Called from the timekeeper's thread with a seed and a message when
+    /// the seed has gone on for [`hung_after`] its limit without giving up
+    /// (stuck inside the simulator, where no flag is looked at): the
+    /// thread cannot be taken back, so this writes what it can and ends
+    /// the process.
+    pub on_hung: Option<&'a OnHung<'a>>,
+}
+
+/// What [`RunControls::on_hung`] is called as: the seed, and why.
+pub type OnHung<'a> = dyn Fn(u64, &str) + Sync + 'a;
+
+/// How long after its start a seed that was told to give up at `limit` and
+/// did not is taken as hung for good.
+pub fn hung_after(limit: Duration) -> Duration {
+    limit * 2 + Duration::from_secs(5)
 }
 
 /// What a worker sends the thread that reports.
 enum Message<D> {
     Opened(Result<(String, String), String>),
     Seed(u64, Box<SeedDone>),
-    Stopped(u64, InfraError),
     Finished(D),
+}
+
+/// The seed a worker is running and since when, for the timekeeper.
+#[derive(Default)]
+struct SeedClock {
+    running: std::sync::Mutex<Option<(u64, Instant)>>,
+    abandon: std::sync::Arc<AtomicBool>,
+}
+
+impl SeedClock {
+    fn start(&self, seed: u64) {
+        self.abandon.store(false, Ordering::SeqCst);
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some((seed, Instant::now()));
+    }
+
+    fn stop(&self) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }
 
 /// [`run_campaign_with`] on `jobs` workers, each with its own models made
@@ -330,8 +410,28 @@ pub fn run_campaign_jobs<W: Worker>(
     make_worker: &(dyn Fn(usize) -> Result<W, String> + Sync),
     on_result: &mut dyn FnMut(&SeedResult),
 ) -> (CampaignReport, Vec<W::Done>) {
+    run_campaign_controlled(
+        options,
+        jobs,
+        make_worker,
+        on_result,
+        RunControls::default(),
+    )
+}
+
+/// [`run_campaign_jobs`] under `controls`: a stop request ends the run
+/// after the seeds in flight (reported as interrupted), and a seed past
+/// its wall-clock limit is a timeout, after which the campaign goes on.
+pub fn run_campaign_controlled<W: Worker>(
+    options: &CampaignOptions,
+    jobs: usize,
+    make_worker: &(dyn Fn(usize) -> Result<W, String> + Sync),
+    on_result: &mut dyn FnMut(&SeedResult),
+    controls: RunControls<'_>,
+) -> (CampaignReport, Vec<W::Done>) {
     let started = Instant::now();
-    let count = options.seeds().count() as u64;
+    let plan: Vec<u64> = options.seeds().collect();
+    let count = plan.len() as u64;
     let jobs = jobs.clamp(1, count.max(1).min(usize::MAX as u64) as usize);
     let next = AtomicU64::new(0);
     // The position of the earliest infrastructure error; no seed after it
@@ -340,16 +440,23 @@ pub fn run_campaign_jobs<W: Worker>(
     let opened = Barrier::new(jobs);
     let open_failed = AtomicBool::new(false);
     let seeds = SeedRunner::new(options);
+    let clocks: Vec<SeedClock> = (0..jobs).map(|_| SeedClock::default()).collect();
+    let workers_done = AtomicBool::new(false);
+    let stop_requested = || controls.stop.is_some_and(|s| s.load(Ordering::SeqCst));
     let (tx, rx) = mpsc::channel::<Message<W::Done>>();
     let mut tally = Tally::default();
     let mut names: Option<(String, String)> = None;
     let mut open_error: Option<String> = None;
     let mut done = Vec::new();
     std::thread::scope(|scope| {
-        for k in 0..jobs {
+        if let Some(limit) = controls.seed_timeout {
+            let (clocks, workers_done) = (&clocks, &workers_done);
+            scope.spawn(move || keep_time(clocks, limit, workers_done, controls.on_hung));
+        }
+        for (k, clock) in clocks.iter().enumerate() {
             let tx = tx.clone();
-            let (next, stop_at, opened, open_failed, seeds) =
-                (&next, &stop_at, &opened, &open_failed, &seeds);
+            let (next, stop_at, opened, open_failed, seeds, plan) =
+                (&next, &stop_at, &opened, &open_failed, &seeds, &plan);
             scope.spawn(move || {
                 let worker = catch_unwind(AssertUnwindSafe(|| make_worker(k)))
                     .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&panic))));
@@ -357,6 +464,11 @@ pub fn run_campaign_jobs<W: Worker>(
                     Ok(mut w) => {
                         let (r, d) = w.models();
                         let names = (r.name().to_string(), d.name().to_string());
+                        if controls.seed_timeout.is_some() {
+                            if let Some(sim) = d.sim_controls() {
+                                sim.set_abandon_flag(Some(clock.abandon.clone()));
+                            }
+                        }
                         let _ = tx.send(Message::Opened(Ok(names)));
                         w
                     }
@@ -371,32 +483,41 @@ pub fn run_campaign_jobs<W: Worker>(
                 if !open_failed.load(Ordering::SeqCst) {
                     let mut resident = Resident::new();
                     loop {
+                        if stop_requested() {
+                            break;
+                        }
                         let index = next.fetch_add(1, Ordering::SeqCst);
                         if index >= count || index > stop_at.load(Ordering::SeqCst) {
                             break;
                         }
-                        worker.start_case(index + 1);
-                        let seed = options.first_seed + index;
+                        let seed = plan[index as usize];
+                        // Numbered by its place in the whole campaign, so
+                        // that shards and resumed runs number alike.
+                        worker.start_case(seed - options.first_seed + 1);
+                        clock.start(seed);
                         let ran = {
                             let (reference, dut) = worker.models();
                             seeds.start(seed, reference, dut, &mut resident)
                         };
-                        let ran = ran.map(|ran| {
-                            let artefacts = match &ran.outcome.first_mismatch {
-                                Some(m) => worker.on_mismatch(&ran.case, m),
-                                None => Artefacts::default(),
-                            };
-                            ran.finish(artefacts)
-                        });
-                        match ran {
-                            Ok(seed_done) => {
-                                let _ = tx.send(Message::Seed(index, Box::new(seed_done)));
+                        // Shrinking and writing a repro are not the seed's
+                        // run: they do not count against its limit.
+                        clock.stop();
+                        let artefacts = match (&ran.outcome.first_mismatch, &ran.failure) {
+                            (Some(m), _) => worker.on_mismatch(&ran.case, m),
+                            (None, Some(ModelFailure::Timeout(message))) => {
+                                worker.on_timeout(&ran.case, message)
                             }
-                            Err(e) => {
-                                stop_at.fetch_min(index, Ordering::SeqCst);
-                                let _ = tx.send(Message::Stopped(index, e));
-                                break;
-                            }
+                            _ => Artefacts::default(),
+                        };
+                        let seed_done = ran.finish(artefacts);
+                        let error =
+                            matches!(seed_done.result.failure, Some(ModelFailure::Error(_)));
+                        if error {
+                            stop_at.fetch_min(index, Ordering::SeqCst);
+                        }
+                        let _ = tx.send(Message::Seed(index, Box::new(seed_done)));
+                        if error {
+                            break;
                         }
                     }
                 }
@@ -404,10 +525,11 @@ pub fn run_campaign_jobs<W: Worker>(
             });
         }
         drop(tx);
-        // Results arrive in any order; they are reported in seed order.
+        // Results arrive in any order; they are reported in seed order, up
+        // to and including the first seed at which a model failed.
         let mut waiting: BTreeMap<u64, Box<SeedDone>> = BTreeMap::new();
         let mut reported = 0u64;
-        let mut stopped: Option<(u64, InfraError)> = None;
+        let mut stopped = false;
         for message in rx {
             match message {
                 Message::Opened(Ok(pair)) => {
@@ -419,56 +541,96 @@ pub fn run_campaign_jobs<W: Worker>(
                 Message::Seed(index, seed_done) => {
                     waiting.insert(index, seed_done);
                 }
-                Message::Stopped(index, e) => {
-                    if stopped.as_ref().is_none_or(|(at, _)| index < *at) {
-                        stopped = Some((index, e));
+                Message::Finished(d) => {
+                    done.push(d);
+                    if done.len() == jobs {
+                        workers_done.store(true, Ordering::SeqCst);
                     }
                 }
-                Message::Finished(d) => done.push(d),
             }
-            let limit = stopped.as_ref().map_or(u64::MAX, |(at, _)| *at);
-            while reported < limit {
+            while !stopped {
                 let Some(seed_done) = waiting.remove(&reported) else {
                     break;
                 };
                 on_result(&seed_done.result);
-                tally.add(*seed_done);
+                stopped = tally.add(*seed_done);
                 reported += 1;
             }
         }
-        if let Some((_, e)) = stopped {
-            tally.stopped = Some(e);
-        }
+        workers_done.store(true, Ordering::SeqCst);
     });
     let (reference, dut) = names.unwrap_or_default();
     if let Some(message) = open_error {
         let mut report = tally.report(options, reference, dut, started);
         report.results.clear();
         report.summary = Summary::nothing_ran(Some(InfraError {
-            seed: options.first_seed,
+            seed: plan.first().copied().unwrap_or(options.first_seed),
             message,
         }));
         return (report, done);
     }
-    (tally.report(options, reference, dut, started), done)
+    let mut report = tally.report(options, reference, dut, started);
+    report.interrupted = report.summary.stopped.is_none()
+        && (report.results.len() as u64) < count
+        && stop_requested();
+    (report, done)
 }
+
+/// The timekeeper of a run with a wall-clock limit per seed: tells a
+/// worker's DUT to give up once its seed is past `limit`, and calls
+/// `on_hung` for a seed that is still running [`hung_after`] its start.
+fn keep_time(
+    clocks: &[SeedClock],
+    limit: Duration,
+    workers_done: &AtomicBool,
+    on_hung: Option<&OnHung<'_>>,
+) {
+    let tick = (limit / 10).clamp(Duration::from_millis(5), Duration::from_millis(200));
+    while !workers_done.load(Ordering::SeqCst) {
+        std::thread::sleep(tick);
+        for clock in clocks {
+            let running = *clock.running.lock().unwrap_or_else(|e| e.into_inner());
+            let Some((seed, since)) = running else {
+                continue;
+            };
+            let elapsed = since.elapsed();
+            if elapsed > limit {
+                clock.abandon.store(true, Ordering::SeqCst);
+            }
+            if elapsed > hung_after(limit) {
+                if let Some(on_hung) = on_hung {
+                    on_hung(
+                        seed,
+                        &format!(
+                            "ran past --seed-timeout {:.3} s and did not give up within {:.0} s \
+                             (stuck inside the simulator)",
+                            limit.as_secs_f64(),
+                            hung_after(limit).as_secs_f64()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Runs one seed of a campaign: the part every worker shares.
 struct SeedRunner {
     gen: GenOptions,
     timing: Option<TimingMode>,
 }
 
-/// A seed that ran to a verdict, before its mismatch (if any) is recorded.
+/// A seed that ran, before its mismatch (if any) is recorded.
 struct Ran {
     case: TestCase,
     outcome: Outcome,
+    failure: Option<ModelFailure>,
     wall: Duration,
 }
 
-/// A seed's result and the busy cycles it adds to the summary.
+/// A seed's result.
 struct SeedDone {
     result: SeedResult,
-    engine_busy: [u64; 5],
 }
 
 impl SeedRunner {
@@ -479,55 +641,59 @@ impl SeedRunner {
         }
     }
 
-    /// Generates and runs `seed`; an error or a panic in a model is an
-    /// infrastructure error at that seed.
+    /// Generates and runs `seed`. An error or a panic in a model is a
+    /// failure at that seed; so is a run the DUT abandoned at its
+    /// wall-clock limit (a timeout). After either, the next seed loads
+    /// both models in full.
     fn start(
         &self,
         seed: u64,
         reference: &mut dyn NpuModel,
         dut: &mut dyn NpuModel,
         resident: &mut Resident,
-    ) -> Result<Ran, InfraError> {
+    ) -> Ran {
         let t0 = Instant::now();
         let case = TestCase::generate(seed, &self.gen);
         let timing = self.timing.unwrap_or(TimingMode::default_for(&case));
         let ran = catch_unwind(AssertUnwindSafe(|| {
             run_case_resident(&case, reference, dut, timing, resident)
         }));
-        let outcome = match ran {
-            Ok(Ok(outcome)) => outcome,
+        let (outcome, failure) = match ran {
+            Ok(Ok(outcome)) => (outcome, None),
             Ok(Err(e)) => {
-                return Err(InfraError {
-                    seed,
-                    message: e.to_string(),
-                })
+                resident.forget();
+                let failure = match &e {
+                    ModelError::Abandoned { .. } => ModelFailure::Timeout(e.to_string()),
+                    _ => ModelFailure::Error(e.to_string()),
+                };
+                (Outcome::nothing(), Some(failure))
             }
             Err(panic) => {
                 resident.forget();
-                return Err(InfraError {
-                    seed,
-                    message: format!("a model panicked: {}", panic_message(&panic)),
-                });
+                let message = format!("a model panicked: {}", panic_message(&panic));
+                (Outcome::nothing(), Some(ModelFailure::Error(message)))
             }
         };
-        Ok(Ran {
+        Ran {
             case,
             outcome,
+            failure,
             wall: t0.elapsed(),
-        })
+        }
     }
 }
 
 impl Ran {
     fn finish(self, artefacts: Artefacts) -> SeedDone {
         SeedDone {
-            engine_busy: self.outcome.engine_busy,
             result: SeedResult {
                 seed: self.case.seed,
                 instructions: self.outcome.instructions,
                 cycles: self.outcome.cycles,
                 wall: self.wall,
                 mismatch: self.outcome.first_mismatch,
+                failure: self.failure,
+                engine_busy: self.outcome.engine_busy,
                 artefacts,
             },
         }
@@ -538,16 +704,26 @@ impl Ran {
 #[derive(Default)]
 struct Tally {
     results: Vec<SeedResult>,
-    engine_busy: [u64; 5],
     stopped: Option<InfraError>,
 }
 
 impl Tally {
-    fn add(&mut self, done: SeedDone) {
-        for (total, busy) in self.engine_busy.iter_mut().zip(done.engine_busy) {
-            *total += busy;
-        }
-        self.results.push(done.result);
+    /// Adds a seed's result; `true` if a model failed at it, which stops
+    /// the campaign.
+    fn add(&mut self, done: SeedDone) -> bool {
+        let r = done.result;
+        let stop = match &r.failure {
+            Some(ModelFailure::Error(message)) => {
+                self.stopped = Some(InfraError {
+                    seed: r.seed,
+                    message: message.clone(),
+                });
+                true
+            }
+            _ => false,
+        };
+        self.results.push(r);
+        stop
     }
 
     fn report(
@@ -558,16 +734,30 @@ impl Tally {
         started: Instant,
     ) -> CampaignReport {
         let results = self.results;
-        let mismatched = results.iter().filter(|r| r.mismatch.is_some()).count() as u64;
+        let count =
+            |f: &dyn Fn(&SeedResult) -> bool| results.iter().filter(|r| f(r)).count() as u64;
+        let mismatched = count(&|r| r.mismatch.is_some());
+        let errors =
+            count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Error(_))));
+        let timeouts =
+            count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Timeout(_))));
+        let mut engine_busy = [0u64; 5];
+        for r in &results {
+            for (total, busy) in engine_busy.iter_mut().zip(r.engine_busy) {
+                *total += busy;
+            }
+        }
         let summary = Summary {
             seeds: results.len() as u64,
-            matched: results.len() as u64 - mismatched,
+            matched: results.len() as u64 - mismatched - errors - timeouts,
             mismatched,
+            errors,
+            timeouts,
             instructions: results.iter().map(|r| u64::from(r.instructions)).sum(),
             cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
             wall: started.elapsed(),
             stopped: self.stopped,
-            engine_busy: self.engine_busy,
+            engine_busy,
         };
         CampaignReport {
             options: options.clone(),
@@ -575,6 +765,7 @@ impl Tally {
             dut_model,
             results,
             summary,
+            interrupted: false,
         }
     }
 }
@@ -621,6 +812,8 @@ mod tests {
                 reference_model: "golden".into(),
                 dut_model: "rtl".into(),
             }),
+            failure: None,
+            engine_busy: [0; 5],
             artefacts: Artefacts::default(),
         }
     }
@@ -634,11 +827,22 @@ mod tests {
                 config: crate::config::default_config(),
                 stall_io: false,
                 timing: None,
+                shard: None,
+                skip: BTreeSet::new(),
             },
             reference_model: "golden".into(),
             dut_model: "rtl".into(),
             results,
             summary: Summary::nothing_ran(None),
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn shards_parse_and_refuse_what_is_no_shard() {
+        assert_eq!("2/8".parse::<Shard>(), Ok(Shard { index: 2, count: 8 }));
+        for bad in ["8/8", "1/0", "3", "a/2", "1/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
     }
 
@@ -658,6 +862,23 @@ mod tests {
              (seeds 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ... 3 more)\n\
              \x20                      retire-opcode/decoder/opcode x1 (seed 1)"
         );
+        let shards: Vec<Vec<u64>> = (0..3)
+            .map(|index| {
+                let options = CampaignOptions {
+                    shard: Some(Shard { index, count: 3 }),
+                    skip: [7].into(),
+                    ..report(Vec::new()).options
+                };
+                CampaignOptions {
+                    first_seed: 5,
+                    count: 8,
+                    ..options
+                }
+                .seeds()
+                .collect()
+            })
+            .collect();
+        assert_eq!(shards, [vec![5, 8, 11], vec![6, 9, 12], vec![10]]);
         assert_eq!(report(vec![result(0, None)]).signature_text(), None);
     }
 }

@@ -1,42 +1,59 @@
 //! JUnit XML for CI dashboards: one `<testcase>` per seed (classname = the
 //! configuration, name = `seed N`), a `<failure>` for a mismatch with the
 //! report and the paths of its repro and minimal program, an `<error>` for
-//! the seed at which an infrastructure error stopped the campaign.
+//! the seed at which an infrastructure error stopped the campaign; made
+//! from the records (`results::CampaignFile`), as `--json` is.
 
-use crate::regress::campaign::{CampaignReport, SeedResult};
+use crate::regress::results::{CampaignFile, SeedRecord, SeedVerdict};
+use crate::triage::shrink::ProgramSize;
 use std::fmt::Write;
 
-/// The whole document.
-pub fn render(report: &CampaignReport) -> String {
-    let config = report.options.config.name;
+/// The whole document, made from a report's records.
+pub fn render(report: &CampaignFile) -> String {
+    let config = report.config.as_str();
     let s = &report.summary;
-    let errors = usize::from(s.stopped.is_some());
-    let tests = report.results.len() + errors;
+    // An error before any seed (no DUT) has no record: it is a testcase
+    // of its own.
+    let unrecorded_error = s
+        .stopped
+        .as_ref()
+        .filter(|e| !report.results.iter().any(|r| r.seed == e.seed));
+    let errors = s.errors + u64::from(unrecorded_error.is_some());
+    let failures = s.mismatched + s.timeouts;
+    let tests = report.results.len() as u64 + u64::from(unrecorded_error.is_some());
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         x,
-        "<testsuites name=\"pccx-cosim\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\" \
-         time=\"{:.3}\">",
-        s.mismatched,
-        s.wall.as_secs_f64()
+        "<testsuites name=\"pccx-cosim\" tests=\"{tests}\" failures=\"{failures}\" \
+         errors=\"{errors}\" time=\"{:.3}\">",
+        s.wall_seconds
     );
     let _ = writeln!(
         x,
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" errors=\"{errors}\" \
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" \
          skipped=\"0\" time=\"{:.3}\">",
         escape(&format!("pccx-cosim {config}")),
-        s.mismatched,
-        s.wall.as_secs_f64()
+        s.wall_seconds
     );
     let _ = writeln!(x, "    <properties>");
-    for (name, value) in [
+    let mut properties = vec![
         ("config", config.to_string()),
-        ("reference", report.reference_model.clone()),
-        ("dut", report.dut_model.clone()),
-        ("first_seed", report.options.first_seed.to_string()),
-        ("count", report.options.count.to_string()),
-        ("instrs", report.options.instrs.to_string()),
-    ] {
+        ("reference", report.reference.clone()),
+        ("dut", report.dut.clone()),
+        ("first_seed", report.first_seed.to_string()),
+        ("count", report.count.to_string()),
+        ("instrs", report.instrs.to_string()),
+    ];
+    if let Some(shard) = &report.shard {
+        properties.push(("shard", shard.clone()));
+    }
+    if !report.missing_seeds.is_empty() {
+        properties.push(("missing_seeds", report.missing_seeds.len().to_string()));
+    }
+    if report.interrupted {
+        properties.push(("interrupted", "true".into()));
+    }
+    for (name, value) in properties {
         let _ = writeln!(
             x,
             "      <property name=\"{}\" value=\"{}\"/>",
@@ -48,17 +65,17 @@ pub fn render(report: &CampaignReport) -> String {
     for r in &report.results {
         testcase(&mut x, config, r);
     }
-    if let Some(e) = &s.stopped {
+    if let Some(e) = unrecorded_error {
         let _ = writeln!(
             x,
             "    <testcase classname=\"{}\" name=\"seed {}\" time=\"0.000\">\n      \
              <error message=\"{}\" type=\"infrastructure\">{}</error>\n    </testcase>",
             escape(config),
             e.seed,
-            escape(&e.message),
+            escape(&e.error),
             escape_text(&format!(
                 "the campaign stopped at seed {} by an infrastructure error: {}",
-                e.seed, e.message
+                e.seed, e.error
             ))
         );
     }
@@ -66,39 +83,71 @@ pub fn render(report: &CampaignReport) -> String {
     x
 }
 
-fn testcase(x: &mut String, config: &str, r: &SeedResult) {
+fn testcase(x: &mut String, config: &str, r: &SeedRecord) {
     let open = format!(
         "    <testcase classname=\"{}\" name=\"seed {}\" time=\"{:.3}\"",
         escape(config),
         r.seed,
-        r.wall.as_secs_f64()
+        r.wall_seconds
     );
-    let Some(m) = &r.mismatch else {
-        let _ = writeln!(x, "{open}/>");
-        return;
+    let message = r.error.clone().unwrap_or_default();
+    let (element, kind, mut body) = match (r.verdict, &r.mismatch) {
+        (SeedVerdict::Match, _) => {
+            let _ = writeln!(x, "{open}/>");
+            return;
+        }
+        (SeedVerdict::Mismatch, Some(m)) => (
+            "failure",
+            r.signature
+                .as_ref()
+                .map(|s| s.text.clone())
+                .unwrap_or_default(),
+            m.to_string(),
+        ),
+        (SeedVerdict::Timeout, _) => ("failure", "timeout".to_string(), message.clone()),
+        _ => (
+            "error",
+            "infrastructure".to_string(),
+            format!(
+                "the campaign stopped at seed {} by an infrastructure error: {message}",
+                r.seed
+            ),
+        ),
     };
-    let mut body = m.to_string();
-    let a = &r.artefacts;
-    if let Some(p) = &a.repro {
-        let _ = write!(body, "\nrepro: {}", p.display());
-        let _ = write!(body, "\nreplay: pccx-cosim replay {}", p.display());
+    if let Some(a) = &r.artefacts {
+        if let Some(p) = &a.repro {
+            let _ = write!(body, "\nrepro: {p}");
+            let _ = write!(body, "\nreplay: pccx-cosim replay {p}");
+        }
+        if let Some(p) = &a.min_asm {
+            let _ = write!(body, "\nmin.asm: {p}");
+        }
+        if let Some(s) = &a.shrink {
+            let size = |instructions, items| ProgramSize {
+                instructions,
+                items,
+            };
+            let _ = write!(
+                body,
+                "\nshrunk: {} -> {} in {} runs",
+                size(s.before_instructions, s.before_items),
+                size(s.after_instructions, s.after_items),
+                s.runs
+            );
+        }
+        for problem in &a.problems {
+            let _ = write!(body, "\nnote: {problem}");
+        }
     }
-    if let Some(p) = &a.min_asm {
-        let _ = write!(body, "\nmin.asm: {}", p.display());
-    }
-    if let Some((before, after, runs)) = a.shrink {
-        let _ = write!(body, "\nshrunk: {before} -> {after} in {runs} runs");
-    }
-    for problem in &a.problems {
-        let _ = write!(body, "\nnote: {problem}");
-    }
-    let signature = r.signature().map(|s| s.to_string()).unwrap_or_default();
-    let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
+    let headline = r.line();
+    let headline = headline
+        .split_once(": ")
+        .map_or(headline.as_str(), |(_, rest)| rest);
     let _ = writeln!(
         x,
-        "{open}>\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
-        escape(&format!("MISMATCH {}{at}: {}", m.kind, m.detail())),
-        escape(&signature),
+        "{open}>\n      <{element} message=\"{}\" type=\"{}\">{}</{element}>\n    </testcase>",
+        escape(headline),
+        escape(&kind),
         escape_text(&body)
     );
 }

@@ -2,5 +2,8 @@
 //! reports rendered from its results (the JSON results file, JUnit).
 
 pub mod campaign;
+pub mod journal;
 pub mod junit;
+pub mod merge;
 pub mod results;
+pub mod slurm;

@@ -1,14 +1,16 @@
-//! The campaign results file (`--json`): serde types laid out as the file
-//! is (docs/harness.md, "Campaign JSON"), made from a [`CampaignReport`].
+//! A campaign's records and the report made from them: one [`SeedRecord`]
+//! per finished seed (a line of `results.jsonl`, an entry of `--json`), and
+//! the `--json` file, its summary and signature groups, made from a list of
+//! them (docs/harness.md, "Campaign JSON"; docs/scale-out.md).
 
-use super::campaign::{CampaignReport, SeedResult, Summary, ENGINE_NAMES};
+use super::campaign::{CampaignReport, ModelFailure, SeedResult, Summary, ENGINE_NAMES};
 use crate::scoreboard::MismatchRecord;
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::{Signature, SignatureRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The whole file.
+/// The whole `--json` file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CampaignFile {
     pub config: String,
@@ -17,37 +19,73 @@ pub struct CampaignFile {
     pub instrs: usize,
     pub reference: String,
     pub dut: String,
+    /// `i/n` for a shard's own report; absent for a whole campaign and a
+    /// merge of shards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Seeds of the campaign with no record (a merge of incomplete shards,
+    /// an interrupted run); absent when none is missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_seeds: Vec<u64>,
+    /// The run stopped on SIGTERM or SIGINT before its last seed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     pub results: Vec<SeedRecord>,
     pub summary: SummaryRecord,
     pub failures_by_signature: Vec<SignatureGroup>,
 }
 
 /// The verdict of one seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SeedStatus {
-    Ok,
+pub enum SeedVerdict {
+    /// Reference and DUT agreed on everything.
+    Match,
+    /// A check failed: `mismatch` and `signature` say which.
     Mismatch,
+    /// A model failed (a watchdog, a backdoor access out of range, a
+    /// panic): `error` says how. It stops the campaign.
+    Error,
+    /// The seed ran past `--seed-timeout` of wall time: `error` says where.
+    Timeout,
 }
 
-/// One seed's line of `results`.
+impl SeedVerdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedVerdict::Match => "match",
+            SeedVerdict::Mismatch => "mismatch",
+            SeedVerdict::Error => "error",
+            SeedVerdict::Timeout => "timeout",
+        }
+    }
+}
+
+/// One seed's record: a line of `results.jsonl`, an entry of `results`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeedRecord {
     pub seed: u64,
-    pub status: SeedStatus,
+    pub verdict: SeedVerdict,
     pub instructions: u32,
     pub cycles: Option<u64>,
     pub wall_seconds: f64,
+    /// Busy cycles per engine, in [`ENGINE_NAMES`] order.
+    #[serde(default)]
+    pub engine_busy: [u64; 5],
     /// The rest only for a mismatch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<MismatchRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<SignatureRecord>,
+    /// What was written for a mismatch or a timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artefacts: Option<ArtefactsRecord>,
+    /// An error or a timeout: what happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
-/// What was written for a mismatching seed.
+/// What was written for a failing seed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArtefactsRecord {
     pub repro: Option<String>,
@@ -68,11 +106,17 @@ pub struct ShrinkSizes {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRecord {
+    /// Seeds with a record (any verdict).
     pub seeds: u64,
     pub matched: u64,
     pub mismatched: u64,
+    #[serde(default)]
+    pub errors: u64,
+    #[serde(default)]
+    pub timeouts: u64,
     pub instructions: u64,
     pub cycles: Option<u64>,
+    /// Wall time of the run (of a merge: the sum over its shards' runs).
     pub wall_seconds: f64,
     pub cycles_per_second: Option<f64>,
     /// Busy cycles per engine, by name (GEMV, GEMM, MEM, MEMSET, CVO).
@@ -95,54 +139,223 @@ pub struct SignatureGroup {
     pub seeds: Vec<u64>,
 }
 
+/// What a report says about the run besides its records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunFacts {
+    pub config: String,
+    pub first_seed: u64,
+    pub count: u64,
+    pub instrs: usize,
+    pub reference: String,
+    pub dut: String,
+    pub shard: Option<String>,
+    pub wall_seconds: f64,
+    /// An infrastructure error that is no seed's record (a DUT that could
+    /// not be opened); a seed's error record stops the run all the same.
+    pub stopped: Option<StoppedRecord>,
+    pub interrupted: bool,
+    pub missing_seeds: Vec<u64>,
+}
+
 impl CampaignFile {
+    /// The report of an in-memory campaign.
     pub fn of(report: &CampaignReport) -> CampaignFile {
         let o = &report.options;
+        let records: Vec<SeedRecord> = report.results.iter().map(SeedRecord::of).collect();
+        // A seed's error record says the same; this covers an error before
+        // any seed (a DUT that could not be opened).
+        let stopped = report.summary.stopped.as_ref().map(|e| StoppedRecord {
+            seed: e.seed,
+            error: e.message.clone(),
+        });
+        CampaignFile::from_records(
+            RunFacts {
+                config: o.config.name.to_string(),
+                first_seed: o.first_seed,
+                count: o.count,
+                instrs: o.instrs,
+                reference: report.reference_model.clone(),
+                dut: report.dut_model.clone(),
+                shard: o.shard.filter(|s| s.count > 1).map(|s| s.to_string()),
+                wall_seconds: report.summary.wall.as_secs_f64(),
+                stopped,
+                interrupted: report.interrupted,
+                missing_seeds: Vec::new(),
+            },
+            records,
+        )
+    }
+
+    /// The report of `records` (in any order; sorted by seed here).
+    pub fn from_records(facts: RunFacts, mut records: Vec<SeedRecord>) -> CampaignFile {
+        records.sort_by_key(|r| r.seed);
+        let summary = SummaryRecord::of_records(&records, facts.wall_seconds, facts.stopped);
         CampaignFile {
-            config: o.config.name.to_string(),
-            first_seed: o.first_seed,
-            count: o.count,
-            instrs: o.instrs,
-            reference: report.reference_model.clone(),
-            dut: report.dut_model.clone(),
-            results: report.results.iter().map(SeedRecord::of).collect(),
-            summary: SummaryRecord::of(&report.summary),
-            failures_by_signature: report
-                .failures_by_signature()
-                .into_iter()
-                .map(|(s, seeds)| SignatureGroup {
-                    signature: s.record(),
-                    seeds,
-                })
-                .collect(),
+            config: facts.config,
+            first_seed: facts.first_seed,
+            count: facts.count,
+            instrs: facts.instrs,
+            reference: facts.reference,
+            dut: facts.dut,
+            shard: facts.shard,
+            missing_seeds: facts.missing_seeds,
+            interrupted: facts.interrupted,
+            failures_by_signature: signature_groups(&records),
+            results: records,
+            summary,
         }
     }
+
+    /// `failures by signature: l2-writes/MEM/data x3 (seeds 4, 9, 17)`, one
+    /// line per signature (the later ones indented under the first);
+    /// `None` when nothing mismatched.
+    pub fn signature_text(&self) -> Option<String> {
+        const SHOWN: usize = 10;
+        let lines: Vec<String> = self
+            .failures_by_signature
+            .iter()
+            .map(|g| {
+                let seeds = &g.seeds;
+                let mut list: Vec<String> = seeds.iter().take(SHOWN).map(u64::to_string).collect();
+                if seeds.len() > SHOWN {
+                    list.push(format!("... {} more", seeds.len() - SHOWN));
+                }
+                let noun = if seeds.len() == 1 { "seed" } else { "seeds" };
+                format!(
+                    "{} x{} ({noun} {})",
+                    g.signature,
+                    seeds.len(),
+                    list.join(", ")
+                )
+            })
+            .collect();
+        let head = "failures by signature: ";
+        (!lines.is_empty()).then(|| {
+            let indent = format!("\n{}", " ".repeat(head.len()));
+            format!("{head}{}", lines.join(&indent))
+        })
+    }
+}
+
+/// The mismatched seeds grouped by signature: the most frequent signature
+/// first (then the one seen first), seeds in order.
+pub fn signature_groups(records: &[SeedRecord]) -> Vec<SignatureGroup> {
+    let mut groups: BTreeMap<&str, (SignatureRecord, Vec<u64>)> = BTreeMap::new();
+    for r in records {
+        if let Some(s) = &r.signature {
+            groups
+                .entry(&s.text)
+                .or_insert_with(|| (s.clone(), Vec::new()))
+                .1
+                .push(r.seed);
+        }
+    }
+    let mut groups: Vec<SignatureGroup> = groups
+        .into_values()
+        .map(|(signature, mut seeds)| {
+            seeds.sort_unstable();
+            SignatureGroup { signature, seeds }
+        })
+        .collect();
+    groups.sort_by(|a, b| {
+        (
+            std::cmp::Reverse(a.seeds.len()),
+            a.seeds[0],
+            &a.signature.text,
+        )
+            .cmp(&(
+                std::cmp::Reverse(b.seeds.len()),
+                b.seeds[0],
+                &b.signature.text,
+            ))
+    });
+    groups
 }
 
 impl SeedRecord {
     pub fn of(r: &SeedResult) -> SeedRecord {
+        let verdict = match (&r.mismatch, &r.failure) {
+            (Some(_), _) => SeedVerdict::Mismatch,
+            (None, Some(ModelFailure::Timeout(_))) => SeedVerdict::Timeout,
+            (None, Some(ModelFailure::Error(_))) => SeedVerdict::Error,
+            (None, None) => SeedVerdict::Match,
+        };
         SeedRecord {
             seed: r.seed,
-            status: if r.mismatch.is_some() {
-                SeedStatus::Mismatch
-            } else {
-                SeedStatus::Ok
-            },
+            verdict,
             instructions: r.instructions,
             cycles: r.cycles,
             wall_seconds: r.wall.as_secs_f64(),
+            engine_busy: r.engine_busy,
             mismatch: r.mismatch.as_ref().map(|m| m.record()),
             signature: r.mismatch.as_ref().map(|m| Signature::of(m).record()),
-            artefacts: r
-                .mismatch
-                .as_ref()
-                .map(|_| ArtefactsRecord::of(&r.artefacts)),
+            artefacts: (verdict != SeedVerdict::Match).then(|| ArtefactsRecord::of(&r.artefacts)),
+            error: r.failure.as_ref().map(|f| f.message().to_string()),
+        }
+    }
+
+    /// The record of a seed at which a model failed.
+    pub fn error(seed: u64, message: &str) -> SeedRecord {
+        SeedRecord {
+            seed,
+            verdict: SeedVerdict::Error,
+            instructions: 0,
+            cycles: None,
+            wall_seconds: 0.0,
+            engine_busy: [0; 5],
+            mismatch: None,
+            signature: None,
+            artefacts: None,
+            error: Some(message.to_string()),
+        }
+    }
+
+    /// The one-line verdict the CLI prints.
+    pub fn line(&self) -> String {
+        match (&self.mismatch, self.verdict) {
+            (Some(m), _) => {
+                let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
+                let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
+                format!(
+                    "seed {}: MISMATCH {}{at}{cycle}: {}",
+                    self.seed, m.kind, m.detail
+                )
+            }
+            (None, SeedVerdict::Timeout) => format!(
+                "seed {}: TIMEOUT: {}",
+                self.seed,
+                self.error.as_deref().unwrap_or("")
+            ),
+            (None, SeedVerdict::Error) => format!(
+                "seed {}: ERROR: {}",
+                self.seed,
+                self.error.as_deref().unwrap_or("")
+            ),
+            (None, _) => {
+                let cycles = self
+                    .cycles
+                    .map(|c| format!(", {c} cycles"))
+                    .unwrap_or_default();
+                format!(
+                    "seed {}: ok, {} instrs{cycles}",
+                    self.seed, self.instructions
+                )
+            }
+        }
+    }
+
+    /// The record with its wall time zeroed: what two runs of the same
+    /// seeds must agree on.
+    pub fn without_wall_time(&self) -> SeedRecord {
+        SeedRecord {
+            wall_seconds: 0.0,
+            ..self.clone()
         }
     }
 }
 
 impl ArtefactsRecord {
-    fn of(a: &Artefacts) -> ArtefactsRecord {
+    pub fn of(a: &Artefacts) -> ArtefactsRecord {
         let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
         ArtefactsRecord {
             repro: path(&a.repro),
@@ -166,19 +379,108 @@ impl SummaryRecord {
             seeds: s.seeds,
             matched: s.matched,
             mismatched: s.mismatched,
+            errors: s.errors,
+            timeouts: s.timeouts,
             instructions: s.instructions,
             cycles: s.cycles,
             wall_seconds: s.wall.as_secs_f64(),
-            cycles_per_second: s.cycles_per_second(),
-            engine_busy_cycles: ENGINE_NAMES
-                .iter()
-                .zip(s.engine_busy)
-                .map(|(n, b)| (n.to_string(), b))
-                .collect(),
+            cycles_per_second: rate(s.cycles, s.wall.as_secs_f64()),
+            engine_busy_cycles: busy_by_name(s.engine_busy),
             stopped: s.stopped.as_ref().map(|e| StoppedRecord {
                 seed: e.seed,
                 error: e.message.clone(),
             }),
         }
     }
+
+    /// The summary of `records`; `stopped`, if not given, is the first
+    /// error record's.
+    pub fn of_records(
+        records: &[SeedRecord],
+        wall_seconds: f64,
+        stopped: Option<StoppedRecord>,
+    ) -> SummaryRecord {
+        let count = |v: SeedVerdict| records.iter().filter(|r| r.verdict == v).count() as u64;
+        let mut busy = [0u64; 5];
+        for r in records {
+            for (total, b) in busy.iter_mut().zip(r.engine_busy) {
+                *total += b;
+            }
+        }
+        let cycles = records.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b);
+        let stopped = stopped.or_else(|| {
+            records
+                .iter()
+                .find(|r| r.verdict == SeedVerdict::Error)
+                .map(|r| StoppedRecord {
+                    seed: r.seed,
+                    error: r.error.clone().unwrap_or_default(),
+                })
+        });
+        SummaryRecord {
+            seeds: records.len() as u64,
+            matched: count(SeedVerdict::Match),
+            mismatched: count(SeedVerdict::Mismatch),
+            errors: count(SeedVerdict::Error),
+            timeouts: count(SeedVerdict::Timeout),
+            instructions: records.iter().map(|r| u64::from(r.instructions)).sum(),
+            cycles,
+            wall_seconds,
+            cycles_per_second: rate(cycles, wall_seconds),
+            engine_busy_cycles: busy_by_name(busy),
+            stopped,
+        }
+    }
+
+    /// The summary lines the CLI prints.
+    pub fn text(&self) -> String {
+        let (cycles, rate) = match (self.cycles, self.cycles_per_second) {
+            (Some(c), Some(r)) => (format!("{c} cycles"), format!("{r:.0} simulated cycles/s")),
+            _ => ("no cycles reported".into(), "no simulated cycles/s".into()),
+        };
+        let mut others = String::new();
+        if self.timeouts > 0 {
+            others += &format!("{} timed out, ", self.timeouts);
+        }
+        if self.errors > 0 {
+            others += &format!("{} errors, ", self.errors);
+        }
+        let mut s = format!(
+            "summary: {} seeds, {} matched, {} mismatched, {others}{} instructions, {cycles}, \
+             {:.3} s wall, {rate}",
+            self.seeds, self.matched, self.mismatched, self.instructions, self.wall_seconds,
+        );
+        if let Some(cycles) = self.cycles.filter(|&c| c > 0) {
+            let shares: Vec<String> = ENGINE_NAMES
+                .iter()
+                .map(|name| {
+                    let busy = self.engine_busy_cycles.get(*name).copied().unwrap_or(0);
+                    format!("{name} {:.1}%", 100.0 * busy as f64 / cycles as f64)
+                })
+                .collect();
+            s.push_str(&format!(
+                "\nutilisation (busy cycles / simulated cycles): {}",
+                shares.join(", ")
+            ));
+        }
+        if let Some(e) = &self.stopped {
+            s.push_str(&format!(
+                "\nstopped at seed {} by an infrastructure error: {}",
+                e.seed, e.error
+            ));
+        }
+        s
+    }
+}
+
+fn rate(cycles: Option<u64>, secs: f64) -> Option<f64> {
+    cycles.map(|c| if secs > 0.0 { c as f64 / secs } else { 0.0 })
+}
+
+fn busy_by_name(busy: [u64; 5]) -> BTreeMap<String, u64> {
+    ENGINE_NAMES
+        .iter()
+        .zip(busy)
+        .map(|(n, b)| (n.to_string(), b))
+        .collect()
 }

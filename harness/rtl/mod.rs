@@ -77,6 +77,9 @@ pub struct RtlModel {
     /// channel alone for a few cycles first (AXI-Lite lets them arrive in
     /// either order); `None` with ideal I/O, where both come together.
     write_skew: Option<crate::stimulus::Rng>,
+    /// Set by another thread when the seed's wall-clock limit passes
+    /// (SimControls::set_abandon_flag): the next wait gives up.
+    abandon: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -185,6 +188,7 @@ impl RtlModel {
             protocol_error: None,
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
             wait_deadline: None,
+            abandon: None,
             write_skew: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
@@ -447,6 +451,18 @@ impl RtlModel {
     fn check_watchdog(&self, what: &str) -> Result<(), ModelError> {
         if let Some(m) = &self.protocol_error {
             return Err(ModelError::Protocol(format!("{m} (while {what})")));
+        }
+        // One relaxed load a cycle: the flag only ever goes from unset to
+        // set, and a cycle late is soon enough.
+        if let Some(flag) = &self.abandon {
+            if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(ModelError::Abandoned {
+                    what: format!(
+                        "{what} (cycle {}, {} latched, {} retired)",
+                        self.cycle, self.latched, self.retired
+                    ),
+                });
+            }
         }
         if let Some(deadline) = self.wait_deadline {
             if self.cycle > deadline {
@@ -848,6 +864,10 @@ impl Clocked for RtlModel {
 }
 
 impl SimControls for RtlModel {
+    fn set_abandon_flag(&mut self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        self.abandon = flag;
+    }
+
     fn set_wave_window(
         &mut self,
         path: &std::path::Path,

@@ -42,6 +42,18 @@ pub struct Outcome {
     pub engine_busy: [u64; 5],
 }
 
+impl Outcome {
+    /// The outcome of a run that ended in a model error: nothing compared.
+    pub fn nothing() -> Outcome {
+        Outcome {
+            instructions: 0,
+            cycles: None,
+            first_mismatch: None,
+            engine_busy: [0; 5],
+        }
+    }
+}
+
 /// Which timing check a run applies (docs/timing.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimingMode {
@@ -992,6 +1004,9 @@ fn call<T>(
         ModelError::Backdoor(m) => ModelError::Backdoor(format!("{name}: {m}")),
         ModelError::Protocol(m) => ModelError::Protocol(format!("{name}: {m}")),
         ModelError::Other(m) => ModelError::Other(format!("{name}: {m}")),
+        ModelError::Abandoned { what } => ModelError::Abandoned {
+            what: format!("{what} ({name})"),
+        },
     })
 }
 

@@ -1,0 +1,129 @@
+//! `pccx-cosim merge DIR...`: shard directories into one report, the seeds still missing, and the commands that run them.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::coverage::{Coverage, CoverageFile};
+use crate::regress::junit;
+use crate::regress::merge::{self, Merged};
+
+use super::Failure;
+
+#[derive(Args)]
+pub(super) struct MergeArgs {
+    /// The campaign directories (each a run's `--out DIR`).
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Write the merged report as JSON (the schema of a campaign's --json).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the merged report as JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Merge each directory's functional coverage (`DIR/coverage.json`, as
+    /// a run with `--coverage DIR/coverage.json` writes) into FILE.
+    #[arg(long, value_name = "FILE")]
+    coverage: Option<PathBuf>,
+}
+
+pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
+    let merged = merge::merge(&args.dirs).map_err(Failure::Message)?;
+    print_merged(&merged);
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
+        write(path, text + "\n")?;
+    }
+    if let Some(path) = &args.junit {
+        write(path, junit::render(&merged.file))?;
+    }
+    if let Some(path) = &args.coverage {
+        let mut total: Option<Coverage> = None;
+        for dir in &args.dirs {
+            let c = CoverageFile::read(&dir.join("coverage.json")).map_err(Failure::Message)?;
+            match total.as_mut() {
+                // Cases are numbered by their place in the whole campaign
+                // in every shard, so the earliest first hit is the whole
+                // run's.
+                Some(t) => t.merge_concurrent(&c),
+                None => total = Some(c),
+            }
+        }
+        if let Some(c) = total {
+            say!("{}", c.text());
+            let text = serde_json::to_string_pretty(&c.to_json()).expect("coverage serialises");
+            write(path, text + "\n")?;
+        }
+    }
+    Ok(ExitCode::from(merged.exit_code()))
+}
+
+fn write(path: &std::path::Path, text: String) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))
+}
+
+fn print_merged(m: &Merged) {
+    for d in &m.dirs {
+        let shard = d
+            .shard
+            .as_deref()
+            .map_or(String::new(), |s| format!("shard {s}, "));
+        let ended = d
+            .last_run
+            .as_deref()
+            .unwrap_or("did not finish (killed, or still running)");
+        let missing = if d.missing.is_empty() {
+            String::new()
+        } else {
+            format!(", {} seeds missing", d.missing.len())
+        };
+        say!(
+            "{}: {shard}{} records, last run {ended}{missing}",
+            d.dir.display(),
+            d.records
+        );
+    }
+    if m.duplicates > 0 {
+        say!(
+            "{} records repeat a seed (reruns) and were dropped",
+            m.duplicates
+        );
+    }
+    if !m.conflicting.is_empty() {
+        say!(
+            "warning: seeds with disagreeing verdicts in different records (nondeterminism?): {}",
+            merge::ranges(&m.conflicting)
+        );
+    }
+    say!("{}", m.file.summary.text());
+    if let Some(text) = m.file.signature_text() {
+        say!("{text}");
+    }
+    let missing = &m.file.missing_seeds;
+    if missing.is_empty() {
+        say!(
+            "complete: every seed of {} .. {} has a record",
+            m.identity.first_seed,
+            m.identity.first_seed + m.identity.count
+        );
+    } else {
+        say!(
+            "incomplete: {} of {} seeds missing: {}",
+            missing.len(),
+            m.identity.count,
+            merge::ranges(missing)
+        );
+        say!("to run exactly the missing seeds:");
+        for d in m.dirs.iter().filter(|d| !d.missing.is_empty()) {
+            say!("    {}", merge::rerun_command(&m.identity, d));
+        }
+        for (shard, seeds) in &m.absent_shards {
+            say!(
+                "    {}   (shard {shard}: no directory given, {} seeds)",
+                merge::shard_command(&m.identity, *shard, "DIR"),
+                seeds.len()
+            );
+        }
+    }
+}

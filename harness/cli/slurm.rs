@@ -1,0 +1,311 @@
+//! `pccx-cosim slurm submit|wait|cancel`: a campaign as a Slurm job array, watched to its end and merged.
+
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::config;
+use crate::regress::journal;
+use crate::regress::junit;
+use crate::regress::merge::{self, shell_word};
+use crate::regress::slurm::{self, ArrayJob, JobRecord};
+
+use super::args::{config_values, parse_u64};
+use super::Failure;
+
+#[derive(Args)]
+pub(super) struct SlurmArgs {
+    #[command(subcommand)]
+    command: SlurmCommand,
+}
+
+#[derive(Subcommand)]
+enum SlurmCommand {
+    /// Write the sbatch script of a job array (one task per shard, each
+    /// resuming its shard's directory DIR/shard-i), submit it with sbatch,
+    /// and record the job in DIR/slurm-job.json.
+    Submit(SubmitArgs),
+    /// Watch the job submitted into DIR until its tasks end (or the
+    /// deadline), report the tasks that failed, merge the shards into
+    /// DIR/merged.json and DIR/merged.xml, and print the command that reruns
+    /// the missing seeds. Exit as `merge` does; 2 also when a task failed.
+    Wait(WaitArgs),
+    /// Cancel the job submitted into DIR (scancel).
+    Cancel {
+        /// The directory `submit --out` wrote.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct SubmitArgs {
+    /// First seed.
+    #[arg(long, value_parser = parse_u64)]
+    seed: u64,
+    /// Seeds of the whole campaign.
+    #[arg(long)]
+    count: u64,
+    /// Shards, one array task each.
+    #[arg(long)]
+    shards: u64,
+    /// The run's directory, on a filesystem every node sees.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    #[arg(long, default_value_t = 40)]
+    instrs: usize,
+    #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
+    config: String,
+    /// Wall-clock limit per seed, in seconds (the campaign's
+    /// --seed-timeout).
+    #[arg(long, value_name = "SECONDS")]
+    seed_timeout: Option<String>,
+    /// Cores per task (sbatch --cpus-per-task), and the campaign's --jobs.
+    #[arg(long, default_value_t = 1)]
+    cpus_per_task: u32,
+    /// Each shard samples functional coverage into DIR/shard-i/coverage.json;
+    /// the merge sums them into DIR/coverage.json.
+    #[arg(long)]
+    coverage: bool,
+    /// More campaign flags for every task, each as given (`--campaign-arg=--io
+    /// --campaign-arg=stall`).
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    campaign_arg: Vec<String>,
+    /// Time limit of each task (sbatch --time).
+    #[arg(long)]
+    time: Option<String>,
+    /// Partition (sbatch --partition).
+    #[arg(long)]
+    partition: Option<String>,
+    /// More sbatch options, each one `#SBATCH` line (`--sbatch-arg=--mem=2G`).
+    #[arg(long, value_name = "A", allow_hyphen_values = true)]
+    sbatch_arg: Vec<String>,
+    /// Write and print the script and the sbatch command; submit nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// After submitting, wait as `slurm wait` does.
+    #[arg(long)]
+    wait: bool,
+    #[command(flatten)]
+    deadline: Deadline,
+}
+
+#[derive(Args)]
+struct WaitArgs {
+    /// The directory `submit --out` wrote.
+    dir: PathBuf,
+    #[command(flatten)]
+    deadline: Deadline,
+}
+
+#[derive(Args, Clone, Copy)]
+struct Deadline {
+    /// Give up waiting after this many seconds (the job goes on).
+    #[arg(long, value_name = "SECONDS", default_value_t = 6 * 3600)]
+    wait_timeout: u64,
+    /// Seconds between two looks at the job's tasks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2)]
+    poll: u64,
+}
+
+pub(super) fn slurm(args: SlurmArgs) -> Result<ExitCode, Failure> {
+    match args.command {
+        SlurmCommand::Submit(a) => submit(a),
+        SlurmCommand::Wait(a) => wait_and_report(&a.dir, a.deadline),
+        SlurmCommand::Cancel { dir } => {
+            let job = JobRecord::read(&dir).map_err(Failure::Message)?;
+            slurm::cancel(&job.job_id).map_err(Failure::Message)?;
+            say!("cancelled job {}", job.job_id);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn submit(a: SubmitArgs) -> Result<ExitCode, Failure> {
+    if a.shards == 0 || a.shards > a.count.max(1) {
+        return Err(Failure::Message(format!(
+            "--shards {}: between 1 and --count ({})",
+            a.shards, a.count
+        )));
+    }
+    let dir = std::path::absolute(&a.out)
+        .map_err(|e| Failure::Message(format!("--out {}: {e}", a.out.display())))?;
+    // Slurm opens each task's output file before the script runs, so the
+    // shard directories must exist.
+    for i in 0..a.shards {
+        let d = slurm::shard_dir(&dir, i);
+        std::fs::create_dir_all(&d)
+            .map_err(|e| Failure::Message(format!("{}: cannot create: {e}", d.display())))?;
+    }
+    let binary = std::env::current_exe()
+        .map_err(|e| Failure::Message(format!("cannot find this binary's path: {e}")))?;
+    let mut args: Vec<String> = [
+        "--seed",
+        &a.seed.to_string(),
+        "--count",
+        &a.count.to_string(),
+        "--instrs",
+        &a.instrs.to_string(),
+        "--config",
+        &a.config,
+        "--jobs",
+        &a.cpus_per_task.to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if let Some(t) = &a.seed_timeout {
+        args.extend(["--seed-timeout".to_string(), t.clone()]);
+    }
+    args.extend(a.campaign_arg.iter().cloned());
+    let mut sbatch_args = vec![format!("--cpus-per-task={}", a.cpus_per_task)];
+    sbatch_args.extend(a.sbatch_arg.iter().cloned());
+    let job = ArrayJob {
+        binary,
+        args,
+        shards: a.shards,
+        dir: dir.clone(),
+        job_name: "pccx-cosim".into(),
+        time: a.time.clone(),
+        partition: a.partition.clone(),
+        sbatch_args,
+        coverage: a.coverage,
+    };
+    let script_path = dir.join(slurm::SCRIPT_FILE);
+    let script = job.script();
+    std::fs::write(&script_path, &script)
+        .map_err(|e| Failure::Message(format!("{}: cannot write: {e}", script_path.display())))?;
+    let sbatch = format!(
+        "sbatch --parsable {}",
+        shell_word(&script_path.display().to_string())
+    );
+    if a.dry_run {
+        say!("{script}");
+        say!("# not submitted (--dry-run); to submit: {sbatch}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let job_id = slurm::submit(&script_path).map_err(Failure::Message)?;
+    JobRecord {
+        job_id: job_id.clone(),
+        shards: a.shards,
+        submitted_unix: journal::unix_now(),
+        script: script_path.display().to_string(),
+    }
+    .write(&dir)
+    .map_err(Failure::Message)?;
+    say!(
+        "submitted job {job_id}: {} tasks, one per shard, into {}; watch it with `pccx-cosim slurm wait {}`",
+        a.shards,
+        dir.display(),
+        shell_word(&dir.display().to_string())
+    );
+    if a.wait {
+        wait_and_report(&dir, a.deadline)
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> {
+    let job = JobRecord::read(dir).map_err(Failure::Message)?;
+    let waited = slurm::wait(
+        &job.job_id,
+        job.shards,
+        Duration::from_secs(deadline.poll.max(1)),
+        Duration::from_secs(deadline.wait_timeout),
+        &mut |i, s| say!("task {i}: {} ({})", s.state, s.reason),
+    )
+    .map_err(Failure::Message)?;
+    let failed: Vec<(u64, &slurm::TaskState)> = waited
+        .tasks
+        .iter()
+        .filter(|(_, s)| s.failed())
+        .map(|(i, s)| (*i, s))
+        .collect();
+    say!(
+        "job {}: {} tasks, {} failed{}",
+        job.job_id,
+        job.shards,
+        failed.len(),
+        if waited.timed_out {
+            ", still going at the wait's deadline"
+        } else {
+            ""
+        }
+    );
+    for (i, s) in &failed {
+        say!(
+            "    task {i}: {} ({}), log {}",
+            s.state,
+            s.reason,
+            slurm::shard_dir(dir, *i)
+                .join(format!("slurm-{}_{i}.out", job.job_id))
+                .display()
+        );
+    }
+    for i in &waited.unseen {
+        say!("    task {i}: ended between two looks; judged by its records");
+    }
+    let dirs: Vec<PathBuf> = (0..job.shards).map(|i| slurm::shard_dir(dir, i)).collect();
+    let present: Vec<PathBuf> = dirs
+        .iter()
+        .filter(|d| d.join(journal::CAMPAIGN_FILE).exists())
+        .cloned()
+        .collect();
+    if present.is_empty() {
+        say!("no shard wrote a campaign.json: nothing to merge");
+        return Ok(ExitCode::from(2));
+    }
+    let merged = merge::merge(&present).map_err(Failure::Message)?;
+    let json = dir.join("merged.json");
+    let xml = dir.join("merged.xml");
+    let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
+    std::fs::write(&json, text + "\n")
+        .and_then(|()| std::fs::write(&xml, junit::render(&merged.file)))
+        .map_err(|e| {
+            Failure::Message(format!(
+                "{}: cannot write the merged report: {e}",
+                dir.display()
+            ))
+        })?;
+    say!("{}", merged.file.summary.text());
+    if let Some(t) = merged.file.signature_text() {
+        say!("{t}");
+    }
+    say!("merged report: {} and {}", json.display(), xml.display());
+    // Every shard whose seeds are not all recorded, by its task index.
+    let shards_short: Vec<u64> = (0..job.shards)
+        .filter(|&i| {
+            let shard = crate::regress::campaign::Shard {
+                index: i,
+                count: job.shards,
+            };
+            merged
+                .file
+                .missing_seeds
+                .iter()
+                .any(|&s| shard.holds(s - merged.identity.first_seed))
+        })
+        .collect();
+    let code = merged.exit_code();
+    if !merged.file.missing_seeds.is_empty() {
+        let list: Vec<String> = shards_short.iter().map(u64::to_string).collect();
+        say!(
+            "incomplete: {} seeds missing ({}); to run exactly those (each task resumes its shard):",
+            merged.file.missing_seeds.len(),
+            merge::ranges(&merged.file.missing_seeds)
+        );
+        say!(
+            "    sbatch --array={} {}",
+            list.join(","),
+            shell_word(&job.script)
+        );
+    }
+    Ok(ExitCode::from(
+        if code == 0 && (!failed.is_empty() || waited.timed_out) {
+            2
+        } else {
+            code
+        },
+    ))
+}

@@ -1,0 +1,419 @@
+//! A campaign's directory as it runs: `campaign.json` says what the run is,
+//! `results.jsonl` holds one record per finished seed, each line written
+//! whole and flushed as the seed finishes; `--resume` and `merge` read
+//! them back (docs/scale-out.md).
+
+use super::results::SeedRecord;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The records of a directory.
+pub const RESULTS_FILE: &str = "results.jsonl";
+/// Where a fresh run moves the records of the run before it.
+pub const PREVIOUS_RESULTS_FILE: &str = "results.previous.jsonl";
+/// What the run of a directory is.
+pub const CAMPAIGN_FILE: &str = "campaign.json";
+/// The `format` field of `campaign.json`.
+pub const FORMAT: &str = "pccx-cosim campaign";
+/// The `version` field of `campaign.json`; bumped when a field changes
+/// meaning.
+pub const VERSION: u64 = 1;
+
+/// What makes two runs' records comparable: the same seeds give the same
+/// verdicts only under the same identity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    pub config: String,
+    pub first_seed: u64,
+    pub count: u64,
+    pub instrs: usize,
+    /// `ideal` or `stall`.
+    pub io: String,
+    /// `exact`, `order`, `off`, or absent for the default of the I/O.
+    pub timing: Option<String>,
+    /// `rtl` or `golden`.
+    pub dut: String,
+    pub inject_fault: Option<String>,
+}
+
+impl RunIdentity {
+    /// The first field in which `self` and `other` differ, with both
+    /// values, as `field: A here, B there`.
+    pub fn difference(&self, other: &RunIdentity) -> Option<String> {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
+        let fields = [
+            ("config", self.config.clone(), other.config.clone()),
+            (
+                "first_seed",
+                self.first_seed.to_string(),
+                other.first_seed.to_string(),
+            ),
+            ("count", self.count.to_string(), other.count.to_string()),
+            ("instrs", self.instrs.to_string(), other.instrs.to_string()),
+            ("io", self.io.clone(), other.io.clone()),
+            ("timing", show(&self.timing), show(&other.timing)),
+            ("dut", self.dut.clone(), other.dut.clone()),
+            (
+                "inject_fault",
+                show(&self.inject_fault),
+                show(&other.inject_fault),
+            ),
+        ];
+        fields
+            .into_iter()
+            .find(|(_, a, b)| a != b)
+            .map(|(field, a, b)| format!("`{field}` is {a} here and {b} there"))
+    }
+}
+
+/// One process's run in a directory (a resumed campaign has several).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEntry {
+    /// Seconds since the Unix epoch when it started.
+    pub started_unix: u64,
+    /// Its wall time; absent while it runs, or if it was killed.
+    pub wall_seconds: Option<f64>,
+    /// Seeds it recorded; absent while it runs, or if it was killed.
+    pub seeds: Option<u64>,
+    /// `complete`, `interrupted`, `stopped` (a model failed), or absent
+    /// while it runs.
+    pub ended: Option<String>,
+    /// The host it ran on, and the Slurm job and task if it ran in one.
+    pub host: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_job: Option<String>,
+}
+
+/// `campaign.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CampaignHeader {
+    pub format: String,
+    pub version: u64,
+    #[serde(flatten)]
+    pub identity: RunIdentity,
+    /// `i/n`, or absent for the whole campaign.
+    pub shard: Option<String>,
+    /// The models' names, once they were opened.
+    pub reference_model: Option<String>,
+    pub dut_model: Option<String>,
+    pub runs: Vec<RunEntry>,
+}
+
+impl CampaignHeader {
+    pub fn new(identity: RunIdentity, shard: Option<String>) -> CampaignHeader {
+        CampaignHeader {
+            format: FORMAT.into(),
+            version: VERSION,
+            identity,
+            shard,
+            reference_model: None,
+            dut_model: None,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Reads `DIR/campaign.json`; `Ok(None)` if there is none.
+    pub fn read(dir: &Path) -> Result<Option<CampaignHeader>, String> {
+        let path = dir.join(CAMPAIGN_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        };
+        let mut de = serde_json::Deserializer::from_str(&text);
+        let header: CampaignHeader = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let inner = e.inner();
+            format!(
+                "{}:{}:{}: field `{}`: {inner}",
+                path.display(),
+                inner.line(),
+                inner.column(),
+                e.path()
+            )
+        })?;
+        if header.format != FORMAT {
+            return Err(format!(
+                "{}: field `format`: `{}` is not `{FORMAT}`",
+                path.display(),
+                header.format
+            ));
+        }
+        if header.version > VERSION {
+            return Err(format!(
+                "{}: field `version`: {} is newer than this build reads ({VERSION})",
+                path.display(),
+                header.version
+            ));
+        }
+        Ok(Some(header))
+    }
+
+    /// Writes `DIR/campaign.json` whole: to a file beside it, then renamed
+    /// over it, so that a kill leaves the old one or the new one.
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        let path = dir.join(CAMPAIGN_FILE);
+        let partial = dir.join(format!("{CAMPAIGN_FILE}.partial"));
+        let text = serde_json::to_string_pretty(self).expect("headers serialise") + "\n";
+        std::fs::write(&partial, text)
+            .and_then(|()| std::fs::rename(&partial, &path))
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+
+    /// The sum of the finished runs' wall times.
+    pub fn wall_seconds(&self) -> f64 {
+        self.runs.iter().filter_map(|r| r.wall_seconds).sum()
+    }
+}
+
+/// The records read from a `results.jsonl`.
+#[derive(Debug, Default)]
+pub struct ReadRecords {
+    /// One per seed, the first record of each seed kept, in file order.
+    pub records: Vec<SeedRecord>,
+    /// Records of a seed already seen (a rerun), dropped.
+    pub duplicates: usize,
+    /// Seeds whose duplicate records disagree on the verdict: a
+    /// nondeterministic seed, worth a look.
+    pub conflicting: Vec<u64>,
+    /// The byte length of the whole lines; a last line without its line
+    /// break (a write cut off by a kill) lies beyond it and is dropped.
+    pub whole_len: u64,
+    pub torn_tail: bool,
+}
+
+/// Reads `path`; `Ok` with no records if it does not exist. A line that is
+/// not a record is an error naming the file and the line.
+pub fn read_records(path: &Path) -> Result<ReadRecords, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ReadRecords::default()),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    let whole_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut read = ReadRecords {
+        whole_len: whole_len as u64,
+        torn_tail: whole_len < bytes.len(),
+        ..ReadRecords::default()
+    };
+    let mut index: BTreeMap<u64, usize> = BTreeMap::new();
+    for (n, line) in bytes[..whole_len].split(|&b| b == b'\n').enumerate() {
+        let line_no = n + 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let record: SeedRecord = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let inner = e.inner();
+            let at = if e.path().to_string() == "." {
+                String::new()
+            } else {
+                format!(" field `{}`:", e.path())
+            };
+            format!(
+                "{}:{line_no}:{}:{at} {inner}",
+                path.display(),
+                inner.column()
+            )
+        })?;
+        match index.get(&record.seed) {
+            Some(&i) => {
+                read.duplicates += 1;
+                if read.records[i].verdict != record.verdict
+                    && !read.conflicting.contains(&record.seed)
+                {
+                    read.conflicting.push(record.seed);
+                }
+            }
+            None => {
+                index.insert(record.seed, read.records.len());
+                read.records.push(record);
+            }
+        }
+    }
+    Ok(read)
+}
+
+/// `results.jsonl` open for appending.
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+}
+
+impl Journal {
+    /// Opens `DIR/results.jsonl` for appending, creating DIR and the file;
+    /// a torn last line (`whole_len` short of the file's length) is cut
+    /// off first, so that the next record starts a line of its own.
+    pub fn open(dir: &Path, whole_len: u64) -> Result<Journal, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        let path = dir.join(RESULTS_FILE);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: cannot open for appending: {e}", path.display()))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > whole_len {
+            file.set_len(whole_len)
+                .map_err(|e| format!("{}: cannot cut its torn last line: {e}", path.display()))?;
+        }
+        Ok(Journal { file, path })
+    }
+
+    /// Appends `record` as one line, in one write, and hands it to the
+    /// operating system before returning: a kill of this process after
+    /// this loses nothing of it.
+    pub fn append(&mut self, record: &SeedRecord) -> Result<(), String> {
+        let mut line = serde_json::to_vec(record).expect("records serialise");
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|()| self.file.flush())
+            .map_err(|e| format!("{}: cannot append: {e}", self.path.display()))
+    }
+
+    /// Puts what was appended on disk (against a lost node, not a kill).
+    pub fn sync(&self) -> Result<(), String> {
+        self.file
+            .sync_data()
+            .map_err(|e| format!("{}: cannot sync: {e}", self.path.display()))
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// This host's name, and the Slurm job and array task this process runs
+/// in, if any.
+pub fn where_we_run() -> (String, Option<String>) {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let job = match (var("SLURM_ARRAY_JOB_ID"), var("SLURM_ARRAY_TASK_ID")) {
+        (Some(job), Some(task)) => Some(format!("{job}_{task}")),
+        _ => var("SLURM_JOB_ID"),
+    };
+    (host, job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regress::results::SeedVerdict;
+
+    fn record(seed: u64, verdict: SeedVerdict) -> SeedRecord {
+        SeedRecord {
+            seed,
+            verdict,
+            instructions: 3,
+            cycles: Some(10),
+            wall_seconds: 0.5,
+            engine_busy: [1, 2, 3, 4, 5],
+            mismatch: None,
+            signature: None,
+            artefacts: None,
+            error: None,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pccx-journal-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn records_come_back_as_written_and_a_torn_line_is_cut_off() {
+        let dir = scratch("torn");
+        let mut journal = Journal::open(&dir, 0).unwrap();
+        journal.append(&record(4, SeedVerdict::Match)).unwrap();
+        journal.append(&record(5, SeedVerdict::Timeout)).unwrap();
+        drop(journal);
+        let path = dir.join(RESULTS_FILE);
+        // A kill in the middle of a write leaves part of a line.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"seed\": 6, \"verd").unwrap();
+        let read = read_records(&path).unwrap();
+        assert!(read.torn_tail);
+        assert_eq!(
+            read.records,
+            [
+                record(4, SeedVerdict::Match),
+                record(5, SeedVerdict::Timeout)
+            ]
+        );
+        let mut journal = Journal::open(&dir, read.whole_len).unwrap();
+        journal.append(&record(6, SeedVerdict::Match)).unwrap();
+        let read = read_records(&path).unwrap();
+        assert!(!read.torn_tail);
+        assert_eq!(
+            read.records.iter().map(|r| r.seed).collect::<Vec<_>>(),
+            [4, 5, 6]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn duplicates_are_dropped_and_disagreeing_ones_named() {
+        let dir = scratch("dup");
+        let mut journal = Journal::open(&dir, 0).unwrap();
+        for (seed, verdict) in [
+            (1, SeedVerdict::Match),
+            (2, SeedVerdict::Match),
+            (1, SeedVerdict::Match),
+            (2, SeedVerdict::Mismatch),
+        ] {
+            journal.append(&record(seed, verdict)).unwrap();
+        }
+        let read = read_records(&dir.join(RESULTS_FILE)).unwrap();
+        assert_eq!(read.records.len(), 2);
+        assert_eq!(read.duplicates, 2);
+        assert_eq!(read.conflicting, [2]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_file_line_and_field() {
+        let dir = scratch("bad");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(RESULTS_FILE);
+        let good = serde_json::to_string(&record(1, SeedVerdict::Match)).unwrap();
+        let bad = good.replace("\"match\"", "\"maybe\"");
+        std::fs::write(&path, format!("{good}\n{bad}\n")).unwrap();
+        let e = read_records(&path).unwrap_err();
+        assert!(e.starts_with(&format!("{}:2:", path.display())), "{e}");
+        assert!(e.contains("verdict"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn identities_name_the_first_field_that_differs() {
+        let a = RunIdentity {
+            config: "tiny".into(),
+            first_seed: 1,
+            count: 10,
+            instrs: 40,
+            io: "ideal".into(),
+            timing: None,
+            dut: "rtl".into(),
+            inject_fault: None,
+        };
+        assert_eq!(a.difference(&a.clone()), None);
+        let b = RunIdentity {
+            instrs: 400,
+            ..a.clone()
+        };
+        assert_eq!(
+            a.difference(&b).as_deref(),
+            Some("`instrs` is 40 here and 400 there")
+        );
+    }
+}

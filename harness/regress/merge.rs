@@ -1,0 +1,296 @@
+//! Putting campaign directories together (`pccx-cosim merge`): the shards
+//! of one campaign, or the reruns of one, into the report the whole run
+//! would have written, with the seeds still missing and how to run them.
+
+use super::campaign::Shard;
+use super::journal::{self, CampaignHeader, RunIdentity};
+use super::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One directory as the merge found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirStatus {
+    pub dir: PathBuf,
+    pub shard: Option<String>,
+    pub records: usize,
+    /// Seeds of its shard with no record anywhere.
+    pub missing: Vec<u64>,
+    /// How its last run ended (`complete`, `interrupted`, `stopped`,
+    /// `hung`), or `None` if it never finished (killed, or running).
+    pub last_run: Option<String>,
+}
+
+/// What [`merge`] made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Merged {
+    pub file: CampaignFile,
+    pub identity: RunIdentity,
+    pub dirs: Vec<DirStatus>,
+    /// Records of a seed another directory (or an earlier line) already
+    /// had: reruns, dropped.
+    pub duplicates: usize,
+    /// Seeds whose records disagree on the verdict.
+    pub conflicting: Vec<u64>,
+    /// Shards of the campaign (all directories are shards of `n`) with no
+    /// directory among those merged, and their seeds.
+    pub absent_shards: Vec<(Shard, Vec<u64>)>,
+}
+
+impl Merged {
+    /// 0 every seed of the campaign matched; 1 some seed mismatched or
+    /// timed out; 2 seeds are missing, or a model failed at one.
+    pub fn exit_code(&self) -> u8 {
+        let s = &self.file.summary;
+        if s.mismatched + s.timeouts > 0 {
+            1
+        } else if !self.file.missing_seeds.is_empty() || s.errors > 0 {
+            2
+        } else {
+            0
+        }
+    }
+}
+
+/// Merges the directories `dirs` of one campaign. Every one must hold a
+/// `campaign.json` of the same identity; their records are put together,
+/// each seed once (the first record of it found, in the order given).
+pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
+    let Some(first_dir) = dirs.first() else {
+        return Err("merge: name at least one campaign directory".into());
+    };
+    let mut identity: Option<(RunIdentity, &Path)> = None;
+    let mut seen: BTreeMap<u64, SeedVerdict> = BTreeMap::new();
+    let mut records: Vec<SeedRecord> = Vec::new();
+    let mut duplicates = 0;
+    let mut conflicting = Vec::new();
+    let mut wall = 0.0;
+    let mut models: Option<(String, String)> = None;
+    let mut read_dirs = Vec::new();
+    for dir in dirs {
+        let header = CampaignHeader::read(dir)?.ok_or_else(|| {
+            format!(
+                "{}: no {} here: not a campaign directory (a campaign writes one with --out DIR)",
+                dir.display(),
+                journal::CAMPAIGN_FILE
+            )
+        })?;
+        match &identity {
+            None => identity = Some((header.identity.clone(), dir)),
+            Some((id, there)) => {
+                if let Some(d) = header.identity.difference(id) {
+                    return Err(format!(
+                        "{} and {} are not shards of one campaign: {d}",
+                        dir.display(),
+                        there.display()
+                    ));
+                }
+            }
+        }
+        let read = journal::read_records(&dir.join(journal::RESULTS_FILE))?;
+        duplicates += read.duplicates;
+        conflicting.extend(read.conflicting.iter().copied());
+        let n = read.records.len();
+        for r in read.records {
+            match seen.get(&r.seed) {
+                Some(&v) => {
+                    duplicates += 1;
+                    if v != r.verdict && !conflicting.contains(&r.seed) {
+                        conflicting.push(r.seed);
+                    }
+                }
+                None => {
+                    seen.insert(r.seed, r.verdict);
+                    records.push(r);
+                }
+            }
+        }
+        wall += header.wall_seconds();
+        if let (Some(r), Some(d)) = (&header.reference_model, &header.dut_model) {
+            models.get_or_insert((r.clone(), d.clone()));
+        }
+        read_dirs.push((dir.clone(), header, n));
+    }
+    let (identity, _) = identity.expect("one directory at least");
+    let campaign_seeds =
+        (0..identity.count).map_while(|k| identity.first_seed.checked_add(k).map(|s| (k, s)));
+    let missing: Vec<u64> = campaign_seeds
+        .clone()
+        .filter(|(_, s)| !seen.contains_key(s))
+        .map(|(_, s)| s)
+        .collect();
+    let outside: Vec<u64> = seen
+        .keys()
+        .copied()
+        .filter(|s| *s < identity.first_seed || *s - identity.first_seed >= identity.count)
+        .collect();
+    if let Some(s) = outside.first() {
+        return Err(format!(
+            "{}: a record of seed {s}, outside the campaign's seeds {} .. {}",
+            first_dir.display(),
+            identity.first_seed,
+            identity.first_seed.saturating_add(identity.count)
+        ));
+    }
+    let dirs_status: Vec<DirStatus> = read_dirs
+        .into_iter()
+        .map(|(dir, header, n)| {
+            let shard: Option<Shard> = header.shard.as_deref().and_then(|s| s.parse().ok());
+            let missing_here = missing_of(&campaign_seeds, shard, &seen);
+            DirStatus {
+                dir,
+                shard: header.shard.clone(),
+                records: n,
+                missing: missing_here,
+                last_run: header.runs.last().and_then(|r| r.ended.clone()),
+            }
+        })
+        .collect();
+    let shards: Vec<Option<Shard>> = dirs_status
+        .iter()
+        .map(|d: &DirStatus| d.shard.as_deref().and_then(|s| s.parse().ok()))
+        .collect();
+    let mut absent_shards = Vec::new();
+    if let Some(Some(first)) = shards.first() {
+        if shards
+            .iter()
+            .all(|s| s.is_some_and(|s| s.count == first.count))
+        {
+            for index in 0..first.count {
+                let shard = Shard {
+                    index,
+                    count: first.count,
+                };
+                if shards.contains(&Some(shard)) {
+                    continue;
+                }
+                let seeds: Vec<u64> = missing_of(&campaign_seeds, Some(shard), &seen);
+                if !seeds.is_empty() {
+                    absent_shards.push((shard, seeds));
+                }
+            }
+        }
+    }
+    let (reference, dut) = models.unwrap_or_else(|| ("?".into(), "?".into()));
+    let file = CampaignFile::from_records(
+        RunFacts {
+            config: identity.config.clone(),
+            first_seed: identity.first_seed,
+            count: identity.count,
+            instrs: identity.instrs,
+            reference,
+            dut,
+            shard: None,
+            wall_seconds: wall,
+            stopped: None,
+            interrupted: false,
+            missing_seeds: missing,
+        },
+        records,
+    );
+    conflicting.sort_unstable();
+    conflicting.dedup();
+    Ok(Merged {
+        file,
+        identity,
+        dirs: dirs_status,
+        duplicates,
+        conflicting,
+        absent_shards,
+    })
+}
+
+/// The seeds of `shard` (all, for `None`) with no record.
+fn missing_of(
+    campaign: &(impl Iterator<Item = (u64, u64)> + Clone),
+    shard: Option<Shard>,
+    seen: &BTreeMap<u64, SeedVerdict>,
+) -> Vec<u64> {
+    campaign
+        .clone()
+        .filter(|&(k, s)| shard.is_none_or(|sh| sh.holds(k)) && !seen.contains_key(&s))
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// The command that runs the seeds `dir` lacks: its own run, resumed.
+pub fn rerun_command(identity: &RunIdentity, dir: &DirStatus) -> String {
+    command(
+        identity,
+        dir.shard.as_deref(),
+        &dir.dir.display().to_string(),
+    )
+}
+
+/// The command that runs shard `shard`, which has no directory yet, into
+/// `dir`.
+pub fn shard_command(identity: &RunIdentity, shard: Shard, dir: &str) -> String {
+    command(identity, Some(&shard.to_string()), dir)
+}
+
+fn command(identity: &RunIdentity, shard: Option<&str>, dir: &str) -> String {
+    let mut c = format!(
+        "pccx-cosim --seed {} --count {} --instrs {} --config {}",
+        identity.first_seed, identity.count, identity.instrs, identity.config
+    );
+    if identity.io != "ideal" {
+        c += &format!(" --io {}", identity.io);
+    }
+    if let Some(t) = &identity.timing {
+        c += &format!(" --timing {t}");
+    }
+    if identity.dut != "rtl" {
+        c += &format!(" --dut {}", identity.dut);
+    }
+    if let Some(f) = &identity.inject_fault {
+        c += &format!(" --inject-fault {f}");
+    }
+    if let Some(s) = shard {
+        c += &format!(" --shard {s}");
+    }
+    c + &format!(" --out {} --resume", shell_word(dir))
+}
+
+/// `s` quoted for a POSIX shell when it needs to be.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Seeds as ranges: `1-4, 9, 12-13`.
+pub fn ranges(seeds: &[u64]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < seeds.len() {
+        let mut j = i;
+        while j + 1 < seeds.len() && seeds[j + 1] == seeds[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            seeds[i].to_string()
+        } else {
+            format!("{}-{}", seeds[i], seeds[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_read_as_ranges_and_paths_are_quoted() {
+        assert_eq!(ranges(&[1, 2, 3, 4, 9, 12, 13]), "1-4, 9, 12-13");
+        assert_eq!(ranges(&[]), "");
+        assert_eq!(shell_word("out/shard-1"), "out/shard-1");
+        assert_eq!(shell_word("my dir/it's"), "'my dir/it'\\''s'");
+    }
+}

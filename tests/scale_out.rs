@@ -1,0 +1,433 @@
+//! Campaigns that survive kills and split across processes: `results.jsonl`
+//! as seeds finish, `--resume`, SIGTERM, `--shard`, `merge`, `--seed-timeout`
+//! (docs/scale-out.md). Every campaign here runs the real RTL (`tiny`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+}
+
+fn cosim(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A directory of this test's own, empty.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pccx-scale-out-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&t).unwrap()
+}
+
+/// Every line of `DIR/results.jsonl`, each a whole JSON object.
+fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a torn line `{l}`: {e}")))
+        .collect()
+}
+
+/// A report with wall times and rates removed: what runs of the same seeds
+/// must agree on.
+fn without_wall(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
+                .map(|(k, x)| (k.clone(), without_wall(x)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Starts a campaign in the background.
+fn spawn(args: &[&str]) -> Child {
+    bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Waits until `dir` holds at least `n` records (or the child ended).
+fn wait_for_records(child: &mut Child, dir: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while records(dir).len() < n {
+        assert!(Instant::now() < deadline, "no {n} records after 120 s");
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+const CAMPAIGN: [&str; 6] = ["--config", "tiny", "--instrs", "40", "--jobs", "1"];
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn a_killed_campaign_resumes_to_the_report_of_an_uninterrupted_one() {
+    let dir = scratch("kill");
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    let count = "300";
+    let mut args = vec!["--seed", "1", "--count", count];
+    args.extend(CAMPAIGN);
+    let whole_json = dir.join("whole.json");
+    let o = cosim(&[&args[..], &["--out", s(&whole), "--json", s(&whole_json)]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+
+    let mut child = spawn(&[&args[..], &["--out", s(&killed)]].concat());
+    wait_for_records(&mut child, &killed, 20);
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    let before = records(&killed).len(); // every line whole (records() checks)
+    assert!(
+        (20..300).contains(&before),
+        "the kill came after {before} of 300 seeds: the test saw no resume"
+    );
+    let resumed_json = dir.join("resumed.json");
+    let o = cosim(
+        &[
+            &args[..],
+            &["--out", s(&killed), "--resume", "--json", s(&resumed_json)],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains(&format!("{before} seeds recorded")), "{out}");
+    // Only the seeds not recorded ran again, and the report is the whole
+    // campaign's.
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("seed ")).count(),
+        300 - before
+    );
+    assert_eq!(records(&killed).len(), 300);
+    assert_eq!(
+        without_wall(&read_json(&resumed_json)),
+        without_wall(&read_json(&whole_json))
+    );
+    // The header lists both runs; the killed one never said how it ended.
+    let header = read_json(&killed.join("campaign.json"));
+    let runs = header["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs[0]["ended"].is_null());
+    assert_eq!(runs[1]["ended"], "complete");
+    // A resume under other flags is refused, naming the field.
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--count",
+        count,
+        "--config",
+        "tiny",
+        "--instrs",
+        "41",
+        "--out",
+        s(&killed),
+        "--resume",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("`instrs` is 41 here and 40 there"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn sigterm_stops_the_campaign_with_its_reports_written_and_exit_3() {
+    let dir = scratch("term");
+    let out = dir.join("run");
+    let (json, junit) = (dir.join("r.json"), dir.join("r.xml"));
+    let mut args = vec!["--seed", "1", "--count", "1000000"];
+    args.extend(CAMPAIGN);
+    let mut child = spawn(
+        &[
+            &args[..],
+            &["--out", s(&out), "--json", s(&json), "--junit", s(&junit)],
+        ]
+        .concat(),
+    );
+    wait_for_records(&mut child, &out, 10);
+    signal(&child, "TERM");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("interrupted after"),
+        "{}",
+        text(&o.stderr)
+    );
+    let recorded = records(&out).len();
+    let report = read_json(&json);
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["summary"]["seeds"], recorded as u64);
+    assert_eq!(report["results"].as_array().unwrap().len(), recorded);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), recorded);
+    assert_eq!(
+        read_json(&out.join("campaign.json"))["runs"][0]["ended"],
+        "interrupted"
+    );
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn four_shards_merge_into_the_unsharded_report_and_a_missing_one_is_named() {
+    let dir = scratch("shards");
+    let mut args = vec!["--seed", "100", "--count", "30"];
+    args.extend(CAMPAIGN);
+    let whole_json = dir.join("whole.json");
+    let o = cosim(
+        &[
+            &args[..],
+            &["--json", s(&whole_json), "--out", s(&dir.join("whole"))],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let shard_dir = |i: usize| dir.join(format!("shard-{i}"));
+    for i in 0..4 {
+        let shard = format!("{i}/4");
+        let o = cosim(&[&args[..], &["--shard", &shard, "--out", s(&shard_dir(i))]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        // Shard i runs the seeds 100 + k with k mod 4 == i.
+        let seeds: Vec<u64> = records(&shard_dir(i))
+            .iter()
+            .map(|r| r["seed"].as_u64().unwrap())
+            .collect();
+        let expected: Vec<u64> = (0..30)
+            .filter(|k| k % 4 == i as u64)
+            .map(|k| 100 + k)
+            .collect();
+        assert_eq!(seeds, expected);
+    }
+    // Three shards: incomplete, exit 2, and the command that runs the rest.
+    let dirs3: Vec<String> = (0..3).map(|i| s(&shard_dir(i)).to_string()).collect();
+    let o = cosim(
+        &[
+            &["merge"][..],
+            &dirs3.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("incomplete: 7 of 30 seeds missing: 103, 107, 111, 115, 119, 123, 127"),
+        "{out}"
+    );
+    assert!(out.contains("--shard 3/4"), "{out}");
+    // All four, given twice over (a rerun's copy): the unsharded report.
+    let merged = dir.join("merged.json");
+    let mut all: Vec<String> = (0..4).map(|i| s(&shard_dir(i)).to_string()).collect();
+    all.push(s(&shard_dir(0)).to_string());
+    let o = cosim(
+        &[
+            &["merge", "--json", s(&merged)][..],
+            &all.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(
+        text(&o.stdout).contains("records repeat a seed"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(
+        without_wall(&read_json(&merged)),
+        without_wall(&read_json(&whole_json))
+    );
+}
+
+#[test]
+fn merge_refuses_what_is_not_one_campaign() {
+    let dir = scratch("refuse");
+    let run = |out: &Path, instrs: &str| {
+        let o = cosim(&[
+            "--seed",
+            "1",
+            "--count",
+            "4",
+            "--config",
+            "tiny",
+            "--dut",
+            "golden",
+            "--instrs",
+            instrs,
+            "--shard",
+            "0/2",
+            "--out",
+            s(out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    };
+    run(&dir.join("a"), "40");
+    run(&dir.join("b"), "12");
+    let o = cosim(&["merge", s(&dir.join("a")), s(&dir.join("b"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not shards of one campaign: `instrs` is 12 here and 40 there"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let o = cosim(&["merge", s(&dir.join("empty"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("no campaign.json here"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A line that is not a record is named by file and line.
+    let results = dir.join("a").join("results.jsonl");
+    let mut t = std::fs::read_to_string(&results).unwrap();
+    t.push_str("{\"seed\": 3, \"verdict\": \"perhaps\"}\n");
+    std::fs::write(&results, t).unwrap();
+    let o = cosim(&["merge", s(&dir.join("a"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("results.jsonl:3:"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn merge_exits_1_when_a_shard_mismatched() {
+    let dir = scratch("mismatch");
+    let shards: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("s{i}"))).collect();
+    for (i, out) in shards.iter().enumerate() {
+        let shard = format!("{i}/2");
+        let o = cosim(&[
+            "--seed",
+            "1",
+            "--count",
+            "6",
+            "--config",
+            "tiny",
+            "--dut",
+            "golden",
+            "--inject-fault",
+            "l2-data",
+            "--no-shrink",
+            "--shard",
+            &shard,
+            "--out",
+            s(out),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    }
+    let o = cosim(&["merge", s(&shards[0]), s(&shards[1])]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("failures by signature:"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn a_seed_past_its_timeout_is_a_timeout_and_the_campaign_goes_on() {
+    let dir = scratch("timeout");
+    let out = dir.join("run");
+    let json = dir.join("r.json");
+    // Long programs and a limit of a tenth of a millisecond: every seed
+    // runs past it.
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--count",
+        "3",
+        "--config",
+        "tiny",
+        "--instrs",
+        "400",
+        "--jobs",
+        "1",
+        "--seed-timeout",
+        "0.0001",
+        "--out",
+        s(&out),
+        "--json",
+        s(&json),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let out_text = text(&o.stdout);
+    assert_eq!(out_text.matches(": TIMEOUT: ").count(), 3, "{out_text}");
+    assert!(out_text.contains("3 timed out"), "{out_text}");
+    let report = read_json(&json);
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["verdict"], "timeout", "{r}");
+        assert!(
+            r["error"].as_str().unwrap().contains("wall-clock limit"),
+            "{r}"
+        );
+    }
+    // With room to finish, the same seeds match: the limit is what fired.
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--count",
+        "3",
+        "--config",
+        "tiny",
+        "--instrs",
+        "400",
+        "--jobs",
+        "1",
+        "--seed-timeout",
+        "60",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let o = cosim(&["--seed", "1", "--seed-timeout", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("positive number of seconds"),
+        "{}",
+        text(&o.stderr)
+    );
+}
