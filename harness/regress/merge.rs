@@ -263,8 +263,22 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-/// Seeds as ranges: `1-4, 9, 12-13`.
+/// Seeds as ranges, the first 24 of them: `1-4, 9, 12-13, ... 7 more`.
 pub fn ranges(seeds: &[u64]) -> String {
+    const SHOWN: usize = 24;
+    let all = all_ranges(seeds);
+    if all.len() <= SHOWN {
+        return all.join(", ");
+    }
+    format!(
+        "{}, ... {} more",
+        all[..SHOWN].join(", "),
+        all.len() - SHOWN
+    )
+}
+
+/// Seeds as ranges: `1-4`, `9`, `12-13`.
+fn all_ranges(seeds: &[u64]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < seeds.len() {
@@ -279,7 +293,7 @@ pub fn ranges(seeds: &[u64]) -> String {
         });
         i = j + 1;
     }
-    out.join(", ")
+    out
 }
 
 #[cfg(test)]
@@ -290,6 +304,12 @@ mod tests {
     fn seeds_read_as_ranges_and_paths_are_quoted() {
         assert_eq!(ranges(&[1, 2, 3, 4, 9, 12, 13]), "1-4, 9, 12-13");
         assert_eq!(ranges(&[]), "");
+        let odd: Vec<u64> = (0..30).map(|k| 2 * k + 1).collect();
+        assert!(
+            ranges(&odd).ends_with("45, 47, ... 6 more"),
+            "{}",
+            ranges(&odd)
+        );
         assert_eq!(shell_word("out/shard-1"), "out/shard-1");
         assert_eq!(shell_word("my dir/it's"), "'my dir/it'\\''s'");
     }

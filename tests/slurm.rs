@@ -1,0 +1,301 @@
+//! Campaigns as Slurm job arrays on a real cluster: `slurm submit --wait`
+//! through sbatch and squeue, a task killed mid-run, a task that fails
+//! (docs/scale-out.md). The cluster tests are ignored by a plain `cargo
+//! test`; `.ci/run` starts a one-node cluster (`scripts/slurm-local.sh
+//! start`) and runs them with `--ignored`.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn cosim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pccx-slurm-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&t).unwrap()
+}
+
+fn without_wall(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
+                .map(|(k, x)| (k.clone(), without_wall(x)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
+        other => other.clone(),
+    }
+}
+
+const WAIT: [&str; 4] = ["--wait", "--poll", "1", "--wait-timeout"];
+
+#[test]
+fn dry_run_writes_the_array_script_and_submits_nothing() {
+    let dir = scratch("dry");
+    let o = cosim(&[
+        "slurm",
+        "submit",
+        "--seed",
+        "1",
+        "--count",
+        "100",
+        "--shards",
+        "4",
+        "--out",
+        s(&dir),
+        "--config",
+        "tiny",
+        "--time",
+        "00:10:00",
+        "--sbatch-arg=--mem=1G",
+        "--dry-run",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let script = std::fs::read_to_string(dir.join("campaign.sbatch")).unwrap();
+    assert_eq!(text(&o.stdout).lines().next(), Some("#!/bin/bash"));
+    for line in [
+        "#SBATCH --array=0-3",
+        "#SBATCH --requeue",
+        "#SBATCH --time=00:10:00",
+        "#SBATCH --mem=1G",
+    ] {
+        assert!(script.contains(line), "{line} in\n{script}");
+    }
+    assert!(
+        script.contains("--seed 1 --count 100 --instrs 40 --config tiny --jobs 1 --shard"),
+        "{script}"
+    );
+    assert!(!dir.join("slurm-job.json").exists());
+    for i in 0..4 {
+        assert!(dir.join(format!("shard-{i}")).is_dir());
+    }
+    let o = cosim(&[
+        "slurm",
+        "submit",
+        "--seed",
+        "1",
+        "--count",
+        "3",
+        "--shards",
+        "4",
+        "--out",
+        s(&dir),
+        "--dry-run",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--shards 4: between 1 and --count (3)"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_four_shard_array_merges_into_the_unsharded_report() {
+    let dir = scratch("four");
+    let whole = dir.join("whole.json");
+    let o = cosim(&[
+        "--seed",
+        "7",
+        "--count",
+        "40",
+        "--config",
+        "tiny",
+        "--jobs",
+        "1",
+        "--json",
+        s(&whole),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let run = dir.join("run");
+    let o = cosim(
+        &[
+            &[
+                "slurm",
+                "submit",
+                "--seed",
+                "7",
+                "--count",
+                "40",
+                "--shards",
+                "4",
+                "--config",
+                "tiny",
+                "--out",
+                s(&run),
+            ][..],
+            &WAIT,
+            &["300"],
+        ]
+        .concat(),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("4 tasks, 0 failed"), "{out}");
+    assert!(read_json(&run.join("slurm-job.json"))["job_id"]
+        .as_str()
+        .is_some());
+    assert_eq!(
+        without_wall(&read_json(&run.join("merged.json"))),
+        without_wall(&read_json(&whole))
+    );
+    // Each task wrote its shard, and Slurm's log of it.
+    for i in 0..4 {
+        let shard = run.join(format!("shard-{i}"));
+        assert_eq!(
+            read_json(&shard.join("campaign.json"))["shard"],
+            format!("{i}/4")
+        );
+        let logs = std::fs::read_dir(&shard).unwrap().filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("slurm-")
+        });
+        assert_eq!(logs.count(), 1, "{}", shard.display());
+    }
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_task_killed_mid_run_is_resumed_and_every_seed_is_recorded_once() {
+    let dir = scratch("kill");
+    let run = dir.join("run");
+    let count = 1500u64;
+    let submit = Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+        .args([
+            "slurm",
+            "submit",
+            "--seed",
+            "1",
+            "--count",
+            &count.to_string(),
+            "--shards",
+            "2",
+            "--config",
+            "tiny",
+            "--out",
+            s(&run),
+            "--wait",
+            "--poll",
+            "1",
+            "--wait-timeout",
+            "600",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once shard 0 has recorded some seeds, SIGKILL its campaign process
+    // (not the task's shell, which then resumes it).
+    let results = run.join("shard-0").join("results.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
+    while lines() < 20 {
+        assert!(
+            Instant::now() < deadline,
+            "shard 0 recorded nothing in 300 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("pkill")
+        .args(["-KILL", "-f", "--", "--shard 0/2 --out"])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "no campaign process of shard 0 to kill");
+    let before = lines();
+    assert!(
+        before < (count / 2) as usize,
+        "shard 0 finished before the kill ({before} records)"
+    );
+    let o = submit.wait_with_output().unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    let merged = read_json(&run.join("merged.json"));
+    let seeds: Vec<u64> = merged["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seeds.len() as u64, count, "{out}");
+    assert_eq!(seeds.iter().collect::<BTreeSet<_>>().len() as u64, count);
+    assert_eq!(merged["summary"]["matched"], count);
+    // The task resumed its shard: two runs in its header, a note in its log.
+    let header = read_json(&run.join("shard-0").join("campaign.json"));
+    assert_eq!(header["runs"].as_array().unwrap().len(), 2, "{header}");
+    let log = std::fs::read_dir(run.join("shard-0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("slurm-")
+        })
+        .unwrap();
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(log.contains("ended by signal 9; resuming"), "{log}");
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_shard_that_exits_with_an_error_shows_as_failed() {
+    let dir = scratch("failed");
+    let run = dir.join("run");
+    // The `hang` fault stops a campaign at its second seed with an
+    // infrastructure error (exit 2): each shard here has two seeds.
+    let o = cosim(
+        &[
+            &[
+                "slurm",
+                "submit",
+                "--seed",
+                "1",
+                "--count",
+                "4",
+                "--shards",
+                "2",
+                "--config",
+                "tiny",
+                "--out",
+                s(&run),
+                "--campaign-arg=--inject-fault",
+                "--campaign-arg=hang",
+            ][..],
+            &WAIT,
+            &["300"],
+        ]
+        .concat(),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{out}{}", text(&o.stderr));
+    assert!(out.contains("2 tasks, 2 failed"), "{out}");
+    assert!(out.contains("task 0: FAILED (NonZeroExitCode)"), "{out}");
+    assert!(out.contains("stopped at seed"), "{out}");
+}
