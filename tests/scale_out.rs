@@ -407,6 +407,21 @@ fn a_seed_past_its_timeout_is_a_timeout_and_the_campaign_goes_on() {
             "{r}"
         );
     }
+    // Each timeout has a repro, which replays as a timeout under the
+    // same limit.
+    let repro = out.join("repro-tiny-seed2.json");
+    assert!(repro.exists(), "{out_text}");
+    let file = read_json(&repro);
+    assert_eq!(file["mismatch"]["kind"], "timeout");
+    assert_eq!(file["seed_timeout_seconds"], 0.0001);
+    let o = cosim(&["replay", s(&repro)]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
     // With room to finish, the same seeds match: the limit is what fired.
     let o = cosim(&[
         "--seed",

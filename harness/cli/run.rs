@@ -240,6 +240,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             bar: bar.clone(),
             mismatched: &mismatched,
             rtl_coverage: rtl_coverage_part(k),
+            seed_timeout: args.seed_timeout,
         })
     };
     // The journal is shared with the timekeeper, which writes the record
@@ -677,6 +678,18 @@ fn progress_bar(count: u64) -> Option<ProgressBar> {
 
 fn print_result(r: &campaign::SeedResult, options: &CampaignOptions, args: &RunArgs) {
     say!("{}", r.line());
+    if let (None, Some(campaign::ModelFailure::Timeout(_))) = (&r.mismatch, &r.failure) {
+        if let Some(path) = &r.artefacts.repro {
+            say!(
+                "    repro: {}   (replay: pccx-cosim replay {}, under the same limit)",
+                path.display(),
+                path.display()
+            );
+        }
+        for problem in &r.artefacts.problems {
+            say!("    note: {problem}");
+        }
+    }
     if let Some(m) = &r.mismatch {
         for line in m.to_string().lines() {
             say!("    {line}");
@@ -730,6 +743,8 @@ struct CampaignWorker<'a> {
     mismatched: &'a AtomicU64,
     /// Where this worker writes its RTL coverage counters at the end.
     rtl_coverage: Option<PathBuf>,
+    /// `--seed-timeout`, which a timeout's repro records.
+    seed_timeout: Option<Duration>,
 }
 
 /// What a worker hands back: its functional coverage, and the file its RTL
@@ -777,6 +792,11 @@ impl campaign::Worker for CampaignWorker<'_> {
             ));
         }
         artefacts
+    }
+
+    fn on_timeout(&mut self, case: &TestCase, timeout: &Mismatch) -> Artefacts {
+        self.recorder
+            .record_timeout(case, timeout, self.seed_timeout)
     }
 
     fn finish(mut self) -> WorkerDone {

@@ -130,6 +130,14 @@ fn submit(a: SubmitArgs) -> Result<ExitCode, Failure> {
     }
     let dir = std::path::absolute(&a.out)
         .map_err(|e| Failure::Message(format!("--out {}: {e}", a.out.display())))?;
+    // The `#SBATCH --output` line names DIR, and such a line ends at the
+    // first blank.
+    if dir.display().to_string().chars().any(char::is_whitespace) {
+        return Err(Failure::Message(format!(
+            "--out {}: a path with blanks cannot go into an #SBATCH line; choose another",
+            dir.display()
+        )));
+    }
     // Slurm opens each task's output file before the script runs, so the
     // shard directories must exist.
     for i in 0..a.shards {

@@ -128,14 +128,16 @@ pub enum ModelFailure {
     /// panic inside a model: an infrastructure error, which stops the
     /// campaign.
     Error(String),
-    /// The seed ran past its wall-clock limit (`--seed-timeout`).
-    Timeout(String),
+    /// The seed ran past its wall-clock limit (`--seed-timeout`): what a
+    /// timeout's repro records, as a mismatch of kind `timeout`.
+    Timeout(Box<Mismatch>),
 }
 
 impl ModelFailure {
-    pub fn message(&self) -> &str {
+    pub fn message(&self) -> String {
         match self {
-            ModelFailure::Error(m) | ModelFailure::Timeout(m) => m,
+            ModelFailure::Error(m) => m.clone(),
+            ModelFailure::Timeout(m) => m.detail(),
         }
     }
 }
@@ -293,7 +295,7 @@ pub fn run_campaign_with(
     on_result: &mut dyn FnMut(&SeedResult),
 ) -> CampaignReport {
     let started = Instant::now();
-    let seeds = SeedRunner::new(options);
+    let seeds = SeedRunner::new(options, None);
     let mut tally = Tally::default();
     // The two models are reused from seed to seed; only the words a seed
     // changes are loaded (scoreboard/resident.rs).
@@ -337,7 +339,7 @@ pub trait Worker {
         Artefacts::default()
     }
     /// A seed ran past its wall-clock limit: write what replays it.
-    fn on_timeout(&mut self, _case: &TestCase, _message: &str) -> Artefacts {
+    fn on_timeout(&mut self, _case: &TestCase, _timeout: &Mismatch) -> Artefacts {
         Artefacts::default()
     }
     fn finish(self) -> Self::Done;
@@ -439,7 +441,7 @@ pub fn run_campaign_controlled<W: Worker>(
     let stop_at = AtomicU64::new(u64::MAX);
     let opened = Barrier::new(jobs);
     let open_failed = AtomicBool::new(false);
-    let seeds = SeedRunner::new(options);
+    let seeds = SeedRunner::new(options, controls.seed_timeout);
     let clocks: Vec<SeedClock> = (0..jobs).map(|_| SeedClock::default()).collect();
     let workers_done = AtomicBool::new(false);
     let stop_requested = || controls.stop.is_some_and(|s| s.load(Ordering::SeqCst));
@@ -504,8 +506,8 @@ pub fn run_campaign_controlled<W: Worker>(
                         clock.stop();
                         let artefacts = match (&ran.outcome.first_mismatch, &ran.failure) {
                             (Some(m), _) => worker.on_mismatch(&ran.case, m),
-                            (None, Some(ModelFailure::Timeout(message))) => {
-                                worker.on_timeout(&ran.case, message)
+                            (None, Some(ModelFailure::Timeout(timeout))) => {
+                                worker.on_timeout(&ran.case, timeout)
                             }
                             _ => Artefacts::default(),
                         };
@@ -618,6 +620,8 @@ fn keep_time(
 struct SeedRunner {
     gen: GenOptions,
     timing: Option<TimingMode>,
+    /// The wall-clock limit per seed, which a timeout reports.
+    seed_timeout: Option<Duration>,
 }
 
 /// A seed that ran, before its mismatch (if any) is recorded.
@@ -634,10 +638,11 @@ struct SeedDone {
 }
 
 impl SeedRunner {
-    fn new(options: &CampaignOptions) -> SeedRunner {
+    fn new(options: &CampaignOptions, seed_timeout: Option<Duration>) -> SeedRunner {
         SeedRunner {
             gen: options.gen_options(),
             timing: options.timing,
+            seed_timeout,
         }
     }
 
@@ -662,9 +667,11 @@ impl SeedRunner {
             Ok(Ok(outcome)) => (outcome, None),
             Ok(Err(e)) => {
                 resident.forget();
-                let failure = match &e {
-                    ModelError::Abandoned { .. } => ModelFailure::Timeout(e.to_string()),
-                    _ => ModelFailure::Error(e.to_string()),
+                let failure = match e {
+                    ModelError::Abandoned { what } => ModelFailure::Timeout(Box::new(
+                        Mismatch::timeout(self.seed_timeout, what, reference.name(), dut.name()),
+                    )),
+                    e => ModelFailure::Error(e.to_string()),
                 };
                 (Outcome::nothing(), Some(failure))
             }

@@ -280,6 +280,12 @@ impl SeedRecord {
             (None, Some(ModelFailure::Error(_))) => SeedVerdict::Error,
             (None, None) => SeedVerdict::Match,
         };
+        // What failed: a mismatch, or the timeout as its repro states it.
+        let failing = match (&r.mismatch, &r.failure) {
+            (Some(m), _) => Some(m),
+            (None, Some(ModelFailure::Timeout(m))) => Some(&**m),
+            _ => None,
+        };
         SeedRecord {
             seed: r.seed,
             verdict,
@@ -287,10 +293,10 @@ impl SeedRecord {
             cycles: r.cycles,
             wall_seconds: r.wall.as_secs_f64(),
             engine_busy: r.engine_busy,
-            mismatch: r.mismatch.as_ref().map(|m| m.record()),
-            signature: r.mismatch.as_ref().map(|m| Signature::of(m).record()),
+            mismatch: failing.map(|m| m.record()),
+            signature: failing.map(|m| Signature::of(m).record()),
             artefacts: (verdict != SeedVerdict::Match).then(|| ArtefactsRecord::of(&r.artefacts)),
-            error: r.failure.as_ref().map(|f| f.message().to_string()),
+            error: r.failure.as_ref().map(ModelFailure::message),
         }
     }
 
@@ -313,7 +319,7 @@ impl SeedRecord {
     /// The one-line verdict the CLI prints.
     pub fn line(&self) -> String {
         match (&self.mismatch, self.verdict) {
-            (Some(m), _) => {
+            (Some(m), SeedVerdict::Mismatch) => {
                 let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
                 let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
                 format!(
@@ -321,17 +327,17 @@ impl SeedRecord {
                     self.seed, m.kind, m.detail
                 )
             }
-            (None, SeedVerdict::Timeout) => format!(
+            (_, SeedVerdict::Timeout) => format!(
                 "seed {}: TIMEOUT: {}",
                 self.seed,
                 self.error.as_deref().unwrap_or("")
             ),
-            (None, SeedVerdict::Error) => format!(
+            (_, SeedVerdict::Error) => format!(
                 "seed {}: ERROR: {}",
                 self.seed,
                 self.error.as_deref().unwrap_or("")
             ),
-            (None, _) => {
+            (_, _) => {
                 let cycles = self
                     .cycles
                     .map(|c| format!(", {c} cycles"))

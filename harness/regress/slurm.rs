@@ -73,7 +73,7 @@ impl ArrayJob {
         s += &format!(
             "set -u
 task=\"${{SLURM_ARRAY_TASK_ID:?not in a Slurm array task}}\"
-out={dir}/shard-\"$task\"
+out={dir_word}/shard-\"$task\"
 mkdir -p \"$out\"
 attempt=1
 while :; do
@@ -96,6 +96,7 @@ case \"$status\" in
 esac
 ",
             bin = shell_word(&self.binary.display().to_string()),
+            dir_word = shell_word(&dir),
             args = args.join(" "),
             shards = self.shards,
             coverage = if self.coverage {

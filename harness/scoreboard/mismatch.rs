@@ -59,10 +59,13 @@ pub enum CheckKind {
     /// Order timing (stall I/O): the DUT retired an instruction before one
     /// it must wait for (docs/semantics.md section 8).
     RetireOrder,
+    /// The seed ran past its wall-clock limit (`--seed-timeout`): not a
+    /// comparison, but what a timeout's repro file says happened.
+    Timeout,
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 23] = [
+    pub const ALL: [CheckKind; 24] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -86,6 +89,7 @@ impl CheckKind {
         CheckKind::Timing,
         CheckKind::StatusTimeline,
         CheckKind::RetireOrder,
+        CheckKind::Timeout,
     ];
 
     /// The name reports and JSON use.
@@ -114,6 +118,7 @@ impl CheckKind {
             CheckKind::Timing => "timing",
             CheckKind::StatusTimeline => "status-timeline",
             CheckKind::RetireOrder => "retire-order",
+            CheckKind::Timeout => "timeout",
         }
     }
 
@@ -383,6 +388,12 @@ pub enum Difference {
         older_cycle: u64,
         reason: OrderReason,
     },
+    /// The DUT ran past the seed's wall-clock limit (`--seed-timeout`),
+    /// in microseconds, and gave up where `at` says.
+    WallClock {
+        limit_micros: u64,
+        at: String,
+    },
 }
 
 /// Which part of what a check compares differed: the third part of a
@@ -416,6 +427,8 @@ pub enum Field {
     Status(u32),
     /// The status read's response.
     StatusResp,
+    /// The wall-clock limit of a seed.
+    WallClock,
 }
 
 impl fmt::Display for Field {
@@ -436,6 +449,7 @@ impl fmt::Display for Field {
             Field::Beats => "beats",
             Field::Entry => "entry",
             Field::Value => "value",
+            Field::WallClock => "wall-clock",
             Field::Stream(s) => STREAM_NAMES
                 .get(usize::from(s))
                 .copied()
@@ -533,6 +547,7 @@ impl Difference {
             | D::TimingCycle { .. }
             | D::StatusTimeline { .. }
             | D::RetireOrder { .. } => Field::Value,
+            D::WallClock { .. } => Field::WallClock,
         }
     }
 
@@ -707,6 +722,11 @@ impl Difference {
                  (cycle {older_cycle}), which it must wait for: {}",
                 reason.text()
             ),
+            D::WallClock { limit_micros, at } => format!(
+                "{} ran past the wall-clock limit of {} s per seed and gave up while {at}",
+                names[1],
+                *limit_micros as f64 / 1e6
+            ),
         }
     }
 }
@@ -738,6 +758,31 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
+    /// What a seed that ran past its wall-clock limit `limit` records (its
+    /// repro's "mismatch"): the DUT gave up while `at`.
+    pub fn timeout(
+        limit: Option<std::time::Duration>,
+        at: String,
+        reference_model: &str,
+        dut_model: &str,
+    ) -> Mismatch {
+        Mismatch {
+            kind: CheckKind::Timeout,
+            seq: None,
+            word: None,
+            cycle: None,
+            difference: Difference::WallClock {
+                limit_micros: limit.map_or(0, |l| l.as_micros() as u64),
+                at: at.clone(),
+            },
+            reference: String::new(),
+            dut: at,
+            afterwards: None,
+            reference_model: reference_model.into(),
+            dut_model: dut_model.into(),
+        }
+    }
+
     /// The detail line: the difference in words.
     pub fn detail(&self) -> String {
         let mut text = self

@@ -64,6 +64,10 @@ pub(super) struct ReproFile {
     mismatch: MismatchRecord,
     signature: SignatureRecord,
     shrink: Option<ShrinkFile>,
+    /// The wall-clock limit per seed a `timeout` repro ran past, in
+    /// seconds; replay applies it again. Absent for a mismatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seed_timeout_seconds: Option<f64>,
     provenance: Value,
 }
 
@@ -310,6 +314,7 @@ impl ReproFile {
                 program: ProgramFile::of(&k.program),
                 mismatch: k.mismatch.clone(),
             }),
+            seed_timeout_seconds: r.seed_timeout.map(|d| d.as_secs_f64()),
             provenance: r.provenance.clone(),
         }
     }
@@ -425,6 +430,16 @@ impl ReproFile {
                 mismatch: k.mismatch,
                 min_asm: k.min_asm,
             }),
+            seed_timeout: match self.seed_timeout_seconds {
+                None => None,
+                Some(s) if s > 0.0 && s.is_finite() => Some(std::time::Duration::from_secs_f64(s)),
+                Some(s) => {
+                    return Err(FieldError {
+                        field: "seed_timeout_seconds".into(),
+                        message: format!("{s} is not a positive number of seconds"),
+                    })
+                }
+            },
             provenance: self.provenance,
         })
     }

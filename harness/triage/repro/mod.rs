@@ -21,7 +21,7 @@ pub use provenance::provenance;
 pub use recorder::{Artefacts, Recorder};
 
 use crate::env::models::{self, Setup};
-use crate::scoreboard::{run_case, Mismatch, MismatchRecord};
+use crate::scoreboard::{run_case, CheckKind, Mismatch, MismatchRecord};
 use crate::stimulus::TestCase;
 use crate::triage::shrink::ProgramSize;
 use crate::triage::signature::{Signature, SignatureRecord};
@@ -57,6 +57,9 @@ pub struct Repro {
     /// The mismatch's signature, as written.
     pub signature: SignatureRecord,
     pub shrink: Option<ShrinkRecord>,
+    /// For a timeout (a mismatch of kind `timeout`): the wall-clock limit
+    /// per seed it ran past, which replay applies again.
+    pub seed_timeout: Option<std::time::Duration>,
     /// Where the binary that found it came from ([`provenance`]).
     pub provenance: Value,
 }
@@ -69,6 +72,7 @@ impl Repro {
             mismatch: mismatch.record(),
             signature: Signature::of(mismatch).record(),
             shrink: None,
+            seed_timeout: None,
             provenance: provenance().clone(),
         }
     }
@@ -186,7 +190,51 @@ pub fn replay_case(
     reference: &mut dyn NpuModel,
     dut: &mut dyn NpuModel,
 ) -> Result<Verdict, ModelError> {
-    let outcome = run_case(case, reference, dut)?;
+    replay_case_within(case, expected, reference, dut, None)
+}
+
+/// [`replay_case`] with the DUT told to give up after `limit` of wall time
+/// (a timeout's repro). A timeout reproduces when the DUT gives up again,
+/// wherever it got to: that point depends on the machine's speed.
+pub fn replay_case_within(
+    case: &TestCase,
+    expected: &MismatchRecord,
+    reference: &mut dyn NpuModel,
+    dut: &mut dyn NpuModel,
+    limit: Option<std::time::Duration>,
+) -> Result<Verdict, ModelError> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    let abandon = Arc::new(AtomicBool::new(false));
+    if limit.is_some() {
+        if let Some(sim) = dut.sim_controls() {
+            sim.set_abandon_flag(Some(abandon.clone()));
+        }
+    }
+    let (done, finished) = mpsc::channel::<()>();
+    let outcome = std::thread::scope(|scope| {
+        if let Some(limit) = limit {
+            let abandon = abandon.clone();
+            scope.spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                    abandon.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+        let outcome = run_case(case, reference, dut);
+        drop(done);
+        outcome
+    });
+    if let Some(sim) = dut.sim_controls() {
+        sim.set_abandon_flag(None);
+    }
+    let outcome = match outcome {
+        Err(ModelError::Abandoned { what }) if expected.kind == CheckKind::Timeout => {
+            let m = Mismatch::timeout(limit, what, reference.name(), dut.name());
+            return Ok(Verdict::Reproduces(m));
+        }
+        other => other?,
+    };
     Ok(match outcome.first_mismatch {
         Some(m) if m.record().same_as(expected) => Verdict::Reproduces(m),
         Some(m) => Verdict::Differs(m),
@@ -195,7 +243,7 @@ pub fn replay_case(
 }
 
 /// Replays a repro (its shrunk program with `min`) on fresh models made as
-/// its setup says.
+/// its setup says; a timeout's repro under its wall-clock limit again.
 pub fn replay(repro: &Repro, min: bool) -> Result<Verdict, String> {
     let (case, expected) = repro.case_to_replay(min)?;
     let mut reference = models::open_reference(&repro.setup.config);
@@ -203,7 +251,14 @@ pub fn replay(repro: &Repro, min: bool) -> Result<Verdict, String> {
         .setup
         .open_dut()
         .map_err(|e| format!("cannot open the DUT: {e}"))?;
-    replay_case(&case, expected, &mut *reference, &mut *dut).map_err(|e| e.to_string())
+    replay_case_within(
+        &case,
+        expected,
+        &mut *reference,
+        &mut *dut,
+        repro.seed_timeout,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// `0x` and 16 hex digits.

@@ -53,6 +53,25 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// Writes the repro of a seed that ran past its wall-clock limit
+    /// `limit` (`timeout`, a mismatch of kind `timeout`): no waveform and
+    /// no shrinking, each of whose runs would take the limit again.
+    pub fn record_timeout(
+        &mut self,
+        case: &TestCase,
+        timeout: &Mismatch,
+        limit: Option<std::time::Duration>,
+    ) -> Artefacts {
+        let mut artefacts = Artefacts::default();
+        let mut repro = Repro::new(self.setup.clone(), case.clone(), timeout);
+        repro.seed_timeout = limit;
+        match repro.write(&self.out_dir) {
+            Ok(path) => artefacts.repro = Some(path),
+            Err(e) => artefacts.problems.push(e),
+        }
+        artefacts
+    }
+
     /// Writes the repro of `case`, then shrinks the case and writes the
     /// minimal program beside it and the repro again with the shrink's
     /// record. The first write comes before shrinking, so that a repro
