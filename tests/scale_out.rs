@@ -446,3 +446,88 @@ fn a_seed_past_its_timeout_is_a_timeout_and_the_campaign_goes_on() {
         text(&o.stderr)
     );
 }
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "builds RTL mutants")]
+fn a_killed_mutation_run_resumes_and_its_shards_merge() {
+    let dir = scratch("mutate");
+    // Two mutants the curated set kills.
+    let ids: Vec<String> = std::fs::read_to_string("hw/mutants/curated.txt")
+        .unwrap()
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .take(2)
+        .collect();
+    let list = dir.join("ids.txt");
+    std::fs::write(&list, ids.join("\n") + "\n").unwrap();
+    let run = |out: &Path, extra: &[&str]| {
+        let work = out.join("build");
+        let mut args = vec![
+            "mutate",
+            "--ids",
+            s(&list),
+            "--jobs",
+            "1",
+            "--out",
+            s(out),
+            "--work",
+            s(&work),
+        ];
+        args.extend(extra);
+        args.iter().map(|a| a.to_string()).collect::<Vec<String>>()
+    };
+    // Killed with SIGKILL once the first mutant is recorded: the second is
+    // lost with the process, and a resumed run does only that one.
+    let whole = dir.join("whole");
+    let mut child = bin()
+        .args(run(&whole, &[]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_records(&mut child, &whole, 1);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(records(&whole).len(), 1, "the kill came after both mutants");
+    let o = bin().args(run(&whole, &["--resume"])).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("resuming: 1 mutants recorded, 1 to run"),
+        "{}",
+        text(&o.stdout)
+    );
+    let recorded: Vec<String> = records(&whole)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    assert!(ids.iter().all(|id| recorded.contains(id)), "{recorded:?}");
+    // The merge of the one directory is complete, every mutant killed.
+    let merged = dir.join("merged.json");
+    let o = cosim(&["merge", s(&whole), "--json", s(&merged)]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = read_json(&merged);
+    assert_eq!(report["summary"]["killed"], 2);
+    assert!(report.get("missing").is_none());
+    // One shard of two alone is incomplete, and says what runs the rest.
+    let half = dir.join("half");
+    let o = bin()
+        .args(run(&half, &["--shard", "0/2"]))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = cosim(&["merge", s(&half)]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("--shard 1/2 --out DIR --resume"),
+        "{}",
+        text(&o.stdout)
+    );
+}

@@ -299,3 +299,49 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
     assert!(out.contains("task 0: FAILED (NonZeroExitCode)"), "{out}");
     assert!(out.contains("stopped at seed"), "{out}");
 }
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_mutation_run_as_an_array_merges_its_shards() {
+    let dir = scratch("mutate");
+    let ids: Vec<String> = std::fs::read_to_string("hw/mutants/curated.txt")
+        .unwrap()
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .take(2)
+        .collect();
+    let list = dir.join("ids.txt");
+    std::fs::write(&list, ids.join("\n") + "\n").unwrap();
+    let run = dir.join("run");
+    let ids_arg = format!("--mutate-arg={}", s(&list));
+    let o = cosim(
+        &[
+            &[
+                "slurm",
+                "submit-mutate",
+                "--mutate-arg=--ids",
+                &ids_arg,
+                "--shards",
+                "2",
+                "--out",
+                s(&run),
+            ][..],
+            &WAIT,
+            &["600"],
+        ]
+        .concat(),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("2 tasks, 0 failed"), "{out}");
+    let merged = read_json(&run.join("merged.json"));
+    let got: BTreeSet<&str> = merged["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ids.iter().map(String::as_str).collect());
+    assert_eq!(merged["summary"]["killed"], 2);
+}

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::coverage::{Coverage, CoverageFile};
+use crate::regress::campaign::Shard;
 use crate::regress::junit;
 use crate::regress::merge::{self, Merged};
+use crate::tools::mutants;
 
 use super::Failure;
 
@@ -28,6 +30,9 @@ pub(super) struct MergeArgs {
 }
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
+    if args.dirs[0].join(mutants::MUTATE_FILE).exists() {
+        return merge_mutation_run(args);
+    }
     let merged = merge::merge(&args.dirs).map_err(Failure::Message)?;
     print_merged(&merged);
     if let Some(path) = &args.json {
@@ -126,4 +131,72 @@ fn print_merged(m: &Merged) {
             );
         }
     }
+}
+
+/// `merge` of a mutation run's directories (they hold `mutate.json`).
+fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
+    if args.junit.is_some() || args.coverage.is_some() {
+        return Err(Failure::Message(
+            "--junit and --coverage are a campaign's; a mutation run merges into --json".into(),
+        ));
+    }
+    let m = mutants::merge(&args.dirs).map_err(Failure::Message)?;
+    for (dir, shard, n, missing) in &m.dirs {
+        let shard = shard
+            .as_deref()
+            .map_or(String::new(), |s| format!("shard {s}, "));
+        say!(
+            "{}: {shard}{n} records, {} mutants of its shard missing",
+            dir.display(),
+            missing.len()
+        );
+    }
+    if m.duplicates > 0 {
+        say!(
+            "{} records repeat a mutant (reruns) and were dropped",
+            m.duplicates
+        );
+    }
+    if !m.conflicting.is_empty() {
+        say!(
+            "warning: mutants with disagreeing verdicts in different records: {}",
+            m.conflicting.join(", ")
+        );
+    }
+    say!("{}", m.report.text("hw/mutants/equivalent.txt"));
+    if !m.report.missing.is_empty() {
+        say!(
+            "incomplete: {} of {} mutants have no record; to run exactly those:",
+            m.report.missing.len(),
+            m.header.mutants.len()
+        );
+        for (dir, shard, _, missing) in &m.dirs {
+            if !missing.is_empty() {
+                say!("    {}", m.rerun_command(dir, shard.as_deref()));
+            }
+        }
+        // Shards of the run with no directory given.
+        let shards: Vec<Option<Shard>> = m
+            .dirs
+            .iter()
+            .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
+            .collect();
+        if let Some(Some(first)) = shards.first() {
+            for index in 0..first.count {
+                let shard = Shard {
+                    index,
+                    count: first.count,
+                };
+                if !shards.contains(&Some(shard)) {
+                    let c = m.rerun_command(std::path::Path::new("DIR"), Some(&shard.to_string()));
+                    say!("    {c}   (shard {shard}: no directory given)");
+                }
+            }
+        }
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&m.report).expect("reports serialise");
+        write(path, text + "\n")?;
+    }
+    Ok(ExitCode::from(m.exit_code()))
 }

@@ -13,6 +13,10 @@ use crate::env::models;
 use super::args::hw_config;
 use super::args::parse_u64;
 use super::Failure;
+#[cfg(feature = "rtl")]
+use crate::regress::journal;
+#[cfg(feature = "rtl")]
+use crate::tools::mutants::{MutantRecord, MutateHeader, MutateReport, MUTATE_FILE, MUTATE_FORMAT};
 
 // The flags of `mutate` (its help is the doc comment of `Command::Mutate`).
 // Read only by the RTL build's `mutate`.
@@ -57,6 +61,18 @@ pub(super) struct MutateArgs {
     /// Exit 1 unless every mutant not listed as equivalent is killed.
     #[arg(long)]
     require_all_killed: bool,
+    /// The run's directory: `mutate.json` and `results.jsonl`, one record
+    /// per mutant, each flushed as its mutant finishes (docs/scale-out.md).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the run whose records `--out DIR` holds: run only the
+    /// mutants it has no record of.
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Run shard I of N: the mutants at positions k of the list with
+    /// `k mod N == I`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<crate::regress::campaign::Shard>,
 }
 
 // The flags of the internal `mutate-run`.
@@ -124,7 +140,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         ));
     }
     let sites = mutate::all_sites(&root).map_err(Failure::Message)?;
-    let mut chosen = match &a.ids {
+    let chosen = match &a.ids {
         Some(file) => {
             let ids = mutate::read_id_list(file).map_err(Failure::Message)?;
             let mut out = Vec::new();
@@ -147,19 +163,70 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         Default::default()
     };
     say!(
-        "mutate: {} sites in hw/rtl; running {} mutants on {} ({} seeds x {} instrs each, {} s budget)",
+        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs each, {} s budget)",
         sites.len(),
         chosen.len(),
+        a.shard.map_or(String::new(), |s| format!(
+            ", shard {s} of them: {}",
+            (0..chosen.len() as u64).filter(|&k| s.holds(k)).count()
+        )),
         a.config,
         a.seeds,
         a.instrs,
         a.budget
     );
     if a.list {
-        for m in &chosen {
-            say!("{}  {}", m.id(), m.describe());
+        for (k, m) in chosen.iter().enumerate() {
+            if a.shard.is_none_or(|s| s.holds(k as u64)) {
+                say!("{}  {}", m.id(), m.describe());
+            }
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    let selection = match (&a.ids, a.sample) {
+        (Some(file), _) => format!("ids {}", file.display()),
+        (None, 0) => "all".to_string(),
+        (None, n) => format!("sample {n} seed {}", a.sample_seed),
+    };
+    let mut header = MutateHeader {
+        format: MUTATE_FORMAT.into(),
+        version: 1,
+        config: a.config.clone(),
+        seeds: a.seeds,
+        instrs: a.instrs,
+        budget_seconds: a.budget,
+        selection,
+        sites: sites.len(),
+        mutants: chosen.iter().map(|m| m.id()).collect(),
+        shard: a.shard.map(|s| s.to_string()),
+        runs: Vec::new(),
+    };
+    // This shard's mutants, in the run's order.
+    let shard_ids: Vec<String> = chosen
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| a.shard.is_none_or(|s| s.holds(*k as u64)))
+        .map(|(_, m)| m.id())
+        .collect();
+    let (prior, journal) = match &a.out {
+        Some(dir) => {
+            let (prior, journal) = open_store(dir, &mut header, a.resume)?;
+            (prior, Some(std::sync::Mutex::new(journal)))
+        }
+        None => (Vec::new(), None),
+    };
+    let done: std::collections::HashSet<&str> = prior.iter().map(|r| r.id.as_str()).collect();
+    let to_run: Vec<mutate::Mutant> = chosen
+        .iter()
+        .filter(|m| shard_ids.contains(&m.id()) && !done.contains(m.id().as_str()))
+        .cloned()
+        .collect();
+    if !prior.is_empty() {
+        say!(
+            "resuming: {} mutants recorded, {} to run",
+            prior.len(),
+            to_run.len()
+        );
     }
     let options = MutateOptions {
         config: hw_config(&a.config),
@@ -172,15 +239,25 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
     };
     let builder = Builder::new(&root, &a.work, options.config).map_err(Failure::Message)?;
     let exe = std::env::current_exe().map_err(|e| Failure::Message(e.to_string()))?;
-    let total = chosen.len();
-    let queue = std::sync::Mutex::new(std::mem::take(&mut chosen).into_iter().enumerate());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    super::run::watch_for_stop_signals(&stop)?;
+    let started = std::time::Instant::now();
+    let total = to_run.len();
+    let queue = std::sync::Mutex::new(to_run.into_iter().enumerate());
     let results = std::sync::Mutex::new(Vec::new());
+    let journal_error = std::sync::Mutex::new(None::<String>);
     std::thread::scope(|scope| {
         for _ in 0..a.jobs.max(1) {
             scope.spawn(|| loop {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
                 let next = queue.lock().unwrap().next();
                 let Some((n, m)) = next else { break };
-                let mut r = mutate::run_mutant(&options, &builder, &m, &exe);
+                // None: the child was stopped from outside; no result.
+                let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe) else {
+                    continue;
+                };
                 r.equivalent = equivalent.get(&m.id()).cloned();
                 let extra = match &r.verdict {
                     Verdict::Killed {
@@ -192,78 +269,132 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
                     _ if r.equivalent.is_some() => "(listed as equivalent)".into(),
                     _ => String::new(),
                 };
+                let record = MutantRecord::of(&r);
+                if let Some(journal) = &journal {
+                    if let Err(e) = journal.lock().unwrap().append(&record) {
+                        journal_error.lock().unwrap().get_or_insert(e);
+                    }
+                }
                 say!(
                     "[{}/{total}] {:<13} {}  {extra}",
                     n + 1,
                     r.verdict.name(),
                     m.describe()
                 );
-                results.lock().unwrap().push((n, r));
+                results.lock().unwrap().push(record);
             });
         }
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(n, _)| *n);
-    let results: Vec<_> = results.into_iter().map(|(_, r)| r).collect();
-    let summary = mutate::summarize(&results);
-    let survivors: Vec<_> = results
-        .iter()
-        .filter(|r| {
-            r.equivalent.is_none()
-                && matches!(
-                    r.verdict,
-                    Verdict::Survived { .. } | Verdict::TimedOut { .. }
-                )
-        })
-        .collect();
-    for class in mutate::MutantClass::ALL {
-        let of: Vec<_> = results
-            .iter()
-            .filter(|r| r.mutant.class == class)
-            .cloned()
-            .collect();
-        let s = mutate::summarize(&of);
-        let rate = s
-            .kill_rate
-            .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
-        say!(
-            "  {:<20} {:>4} mutants: {:>4} killed, {:>3} survived, {:>3} timed out, {:>3} not compiling, {:>3} equivalent; kill rate {rate}",
-            class.name(),
-            s.total,
-            s.killed,
-            s.survived,
-            s.timed_out,
-            s.not_compiling,
-            s.equivalent
-        );
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    let new_records = results.into_inner().unwrap();
+    let recorded_now = new_records.len() as u64;
+    let mut records = prior;
+    records.extend(new_records);
+    // The equivalent list as it is now, also for records of earlier runs.
+    for r in &mut records {
+        r.equivalent = equivalent.get(&r.id).cloned();
     }
-    if !survivors.is_empty() {
-        say!(
-            "survivors (examine each: an equivalent mutant goes into {} with its reason):",
-            a.equivalent.display()
-        );
-        for r in &survivors {
-            say!("  {}  {}", r.mutant.id(), r.mutant.describe());
+    let mut report = MutateReport::new(&header, records, &shard_ids);
+    report.shard = header.shard.clone();
+    report.interrupted = interrupted;
+    say!("{}", report.text(&a.equivalent.display().to_string()));
+    if let Some(dir) = &a.out {
+        if let Some(journal) = &journal {
+            journal.lock().unwrap().sync().map_err(Failure::Message)?;
         }
+        if let Some(run) = header.runs.last_mut() {
+            run.wall_seconds = Some(started.elapsed().as_secs_f64());
+            run.seeds = Some(recorded_now);
+            run.ended = Some(
+                if interrupted {
+                    "interrupted"
+                } else {
+                    "complete"
+                }
+                .into(),
+            );
+        }
+        journal::write_header(dir, MUTATE_FILE, &header).map_err(Failure::Message)?;
     }
-    say!("{}", summary.text());
     if let Some(path) = &a.json {
-        let doc = serde_json::json!({
-            "config": a.config,
-            "seeds": a.seeds,
-            "instrs": a.instrs,
-            "sites": sites.len(),
-            "summary": mutate::summary_json(&summary),
-            "mutants": results.iter().map(mutate::result_json).collect::<Vec<_>>(),
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap())
+        let mut doc = serde_json::to_value(&report).expect("reports serialise");
+        doc["sites"] = sites.len().into();
+        std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap() + "\n")
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
-    let all_killed = summary.killed + summary.equivalent + summary.not_compiling == summary.total
-        && summary.not_compiling == 0;
-    Ok(if a.require_all_killed && !all_killed {
+    if let Some(e) = journal_error.into_inner().unwrap() {
+        return Err(Failure::Message(format!(
+            "the results could not all be recorded: {e}"
+        )));
+    }
+    Ok(if interrupted {
+        eprintln!(
+            "pccx-cosim: mutate interrupted; the report holds the mutants that finished{}",
+            a.out.as_ref().map_or(String::new(), |d| format!(
+                "; `--resume --out {}` continues it",
+                d.display()
+            ))
+        );
+        ExitCode::from(super::run::EXIT_INTERRUPTED)
+    } else if a.require_all_killed && !report.all_killed() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Opens a mutation run's directory: with `resume`, its records (the run
+/// must be the same); without, records there are moved aside. Returns the
+/// records and the journal to append to; `header` gains this run.
+#[cfg(feature = "rtl")]
+fn open_store(
+    dir: &std::path::Path,
+    header: &mut MutateHeader,
+    resume: bool,
+) -> Result<(Vec<MutantRecord>, journal::Journal), Failure> {
+    let message = Failure::Message;
+    let results = dir.join(journal::RESULTS_FILE);
+    let read = journal::read_journal::<MutantRecord>(&results).map_err(message)?;
+    let read = if !read.records.is_empty() && !resume {
+        let previous = dir.join(journal::PREVIOUS_RESULTS_FILE);
+        std::fs::rename(&results, &previous).map_err(|e| {
+            Failure::Message(format!("{}: cannot move aside: {e}", results.display()))
+        })?;
+        eprintln!(
+            "pccx-cosim: {} held {} records of an earlier run: moved to {}",
+            results.display(),
+            read.records.len(),
+            previous.display()
+        );
+        journal::ReadRecords::default()
+    } else {
+        read
+    };
+    if resume {
+        if let Some(old) =
+            journal::read_header::<MutateHeader>(dir, MUTATE_FILE).map_err(message)?
+        {
+            journal::check_format(dir, MUTATE_FILE, &old.format, MUTATE_FORMAT, old.version, 1)
+                .map_err(message)?;
+            if let Some(d) = header.difference(&old) {
+                return Err(Failure::Message(format!(
+                    "--resume: this run is not the one in {}: {d}",
+                    dir.join(MUTATE_FILE).display()
+                )));
+            }
+            if old.shard != header.shard {
+                return Err(Failure::Message(format!(
+                    "--resume: {} is shard {} and this run shard {}",
+                    dir.join(MUTATE_FILE).display(),
+                    old.shard.as_deref().unwrap_or("(none)"),
+                    header.shard.as_deref().unwrap_or("(none)")
+                )));
+            }
+            header.runs = old.runs;
+        }
+    }
+    let journal = journal::Journal::open(dir, read.whole_len).map_err(message)?;
+    header.runs.push(journal::this_run());
+    journal::write_header(dir, MUTATE_FILE, header).map_err(message)?;
+    Ok((read.records, journal))
 }

@@ -19,7 +19,7 @@ use crate::env::faults::Fault;
 use crate::env::models;
 use crate::env::models::{DutKind, Setup};
 use crate::regress::campaign::{self, CampaignOptions, RunControls, Shard};
-use crate::regress::journal::{self, CampaignHeader, Journal, RunEntry, RunIdentity};
+use crate::regress::journal::{self, CampaignHeader, Journal, RunIdentity};
 use crate::regress::junit;
 use crate::regress::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict};
 use crate::scoreboard::Mismatch;
@@ -451,7 +451,7 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
 /// SIGTERM (what Slurm and CI send at a time limit) and SIGINT set `stop`:
 /// no further seed starts, the seeds in flight finish, and the reports
 /// are written. A second one ends the process at once.
-fn watch_for_stop_signals(stop: &Arc<AtomicBool>) -> Result<(), Failure> {
+pub(super) fn watch_for_stop_signals(stop: &Arc<AtomicBool>) -> Result<(), Failure> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     for (signal, name, code) in [(SIGTERM, "SIGTERM", 143), (SIGINT, "SIGINT", 130)] {
         // The order matters: the shutdown is armed first, so the first
@@ -558,15 +558,7 @@ impl RunStore {
             );
         }
         let journal = Journal::open(dir, read.whole_len).map_err(message)?;
-        let (host, slurm_job) = journal::where_we_run();
-        header.runs.push(RunEntry {
-            started_unix: journal::unix_now(),
-            wall_seconds: None,
-            seeds: None,
-            ended: None,
-            host,
-            slurm_job,
-        });
+        header.runs.push(journal::this_run());
         header.write(dir).map_err(message)?;
         Ok(RunStore {
             dir: dir.to_path_buf(),

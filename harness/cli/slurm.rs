@@ -6,10 +6,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::config;
+use crate::regress::campaign::Shard;
 use crate::regress::journal;
 use crate::regress::junit;
 use crate::regress::merge::{self, shell_word};
 use crate::regress::slurm::{self, ArrayJob, JobRecord};
+use crate::tools::mutants;
 
 use super::args::{config_values, parse_u64};
 use super::Failure;
@@ -26,6 +28,10 @@ enum SlurmCommand {
     /// resuming its shard's directory DIR/shard-i), submit it with sbatch,
     /// and record the job in DIR/slurm-job.json.
     Submit(SubmitArgs),
+    /// `submit` for a mutation run: each task runs its shard of the
+    /// mutants (`pccx-cosim mutate --shard i/N --out DIR/shard-i --resume`)
+    /// from this repository's root; `slurm wait` merges them.
+    SubmitMutate(SubmitMutateArgs),
     /// Watch the job submitted into DIR until its tasks end (or the
     /// deadline), report the tasks that failed, merge the shards into
     /// DIR/merged.json and DIR/merged.xml, and print the command that reruns
@@ -46,12 +52,6 @@ struct SubmitArgs {
     /// Seeds of the whole campaign.
     #[arg(long)]
     count: u64,
-    /// Shards, one array task each.
-    #[arg(long)]
-    shards: u64,
-    /// The run's directory, on a filesystem every node sees.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
     #[arg(long, default_value_t = 40)]
     instrs: usize,
     #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
@@ -60,17 +60,41 @@ struct SubmitArgs {
     /// --seed-timeout).
     #[arg(long, value_name = "SECONDS")]
     seed_timeout: Option<String>,
-    /// Cores per task (sbatch --cpus-per-task), and the campaign's --jobs.
-    #[arg(long, default_value_t = 1)]
-    cpus_per_task: u32,
-    /// Each shard samples functional coverage into DIR/shard-i/coverage.json;
-    /// the merge sums them into DIR/coverage.json.
+    /// Each shard samples functional coverage into DIR/shard-i/coverage.json
+    /// (`merge --coverage` sums them).
     #[arg(long)]
     coverage: bool,
     /// More campaign flags for every task, each as given (`--campaign-arg=--io
     /// --campaign-arg=stall`).
     #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
     campaign_arg: Vec<String>,
+    #[command(flatten)]
+    array: ArrayOptions,
+}
+
+#[derive(Args)]
+struct SubmitMutateArgs {
+    /// The flags of `pccx-cosim mutate` for every task, each as given
+    /// (`--mutate-arg=--sample --mutate-arg=0`); `--shard`, `--out`,
+    /// `--resume` and `--work` are added per task.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    mutate_arg: Vec<String>,
+    #[command(flatten)]
+    array: ArrayOptions,
+}
+
+/// What every job array takes.
+#[derive(Args)]
+struct ArrayOptions {
+    /// Shards, one array task each.
+    #[arg(long)]
+    shards: u64,
+    /// The run's directory, on a filesystem every node sees.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Cores per task (sbatch --cpus-per-task), and the task's --jobs.
+    #[arg(long, default_value_t = 1)]
+    cpus_per_task: u32,
     /// Time limit of each task (sbatch --time).
     #[arg(long)]
     time: Option<String>,
@@ -110,7 +134,8 @@ struct Deadline {
 
 pub(super) fn slurm(args: SlurmArgs) -> Result<ExitCode, Failure> {
     match args.command {
-        SlurmCommand::Submit(a) => submit(a),
+        SlurmCommand::Submit(a) => submit_campaign(a),
+        SlurmCommand::SubmitMutate(a) => submit_mutate(a),
         SlurmCommand::Wait(a) => wait_and_report(&a.dir, a.deadline),
         SlurmCommand::Cancel { dir } => {
             let job = JobRecord::read(&dir).map_err(Failure::Message)?;
@@ -121,12 +146,66 @@ pub(super) fn slurm(args: SlurmArgs) -> Result<ExitCode, Failure> {
     }
 }
 
-fn submit(a: SubmitArgs) -> Result<ExitCode, Failure> {
-    if a.shards == 0 || a.shards > a.count.max(1) {
+fn submit_campaign(a: SubmitArgs) -> Result<ExitCode, Failure> {
+    if a.array.shards > a.count.max(1) {
         return Err(Failure::Message(format!(
             "--shards {}: between 1 and --count ({})",
-            a.shards, a.count
+            a.array.shards, a.count
         )));
+    }
+    let mut args: Vec<String> = [
+        "--seed".to_string(),
+        a.seed.to_string(),
+        "--count".into(),
+        a.count.to_string(),
+        "--instrs".into(),
+        a.instrs.to_string(),
+        "--config".into(),
+        a.config.clone(),
+        "--jobs".into(),
+        a.array.cpus_per_task.to_string(),
+    ]
+    .to_vec();
+    if let Some(t) = &a.seed_timeout {
+        args.extend(["--seed-timeout".to_string(), t.clone()]);
+    }
+    args.extend(a.campaign_arg.iter().cloned());
+    let task_args = if a.coverage {
+        vec!["--coverage \"$out\"/coverage.json".to_string()]
+    } else {
+        Vec::new()
+    };
+    submit(args, task_args, None, a.array)
+}
+
+fn submit_mutate(a: SubmitMutateArgs) -> Result<ExitCode, Failure> {
+    let root = std::env::current_dir()
+        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
+    if !root.join("hw/rtl/manifest.txt").exists() {
+        return Err(Failure::Message(
+            "submit-mutate runs from the repository root (no hw/rtl/manifest.txt here), \
+             which every node must see"
+                .into(),
+        ));
+    }
+    let mut args = vec!["mutate".to_string()];
+    args.extend(a.mutate_arg.iter().cloned());
+    args.extend(["--jobs".to_string(), a.array.cpus_per_task.to_string()]);
+    // Each task builds its mutants in its own directory.
+    let task_args = vec!["--work \"$out\"/build".to_string()];
+    submit(args, task_args, Some(root), a.array)
+}
+
+fn submit(
+    args: Vec<String>,
+    task_args: Vec<String>,
+    workdir: Option<PathBuf>,
+    a: ArrayOptions,
+) -> Result<ExitCode, Failure> {
+    if a.shards == 0 {
+        return Err(Failure::Message(
+            "--shards 0: a job array needs one task at least".into(),
+        ));
     }
     let dir = std::path::absolute(&a.out)
         .map_err(|e| Failure::Message(format!("--out {}: {e}", a.out.display())))?;
@@ -147,25 +226,6 @@ fn submit(a: SubmitArgs) -> Result<ExitCode, Failure> {
     }
     let binary = std::env::current_exe()
         .map_err(|e| Failure::Message(format!("cannot find this binary's path: {e}")))?;
-    let mut args: Vec<String> = [
-        "--seed",
-        &a.seed.to_string(),
-        "--count",
-        &a.count.to_string(),
-        "--instrs",
-        &a.instrs.to_string(),
-        "--config",
-        &a.config,
-        "--jobs",
-        &a.cpus_per_task.to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if let Some(t) = &a.seed_timeout {
-        args.extend(["--seed-timeout".to_string(), t.clone()]);
-    }
-    args.extend(a.campaign_arg.iter().cloned());
     let mut sbatch_args = vec![format!("--cpus-per-task={}", a.cpus_per_task)];
     sbatch_args.extend(a.sbatch_arg.iter().cloned());
     let job = ArrayJob {
@@ -177,7 +237,8 @@ fn submit(a: SubmitArgs) -> Result<ExitCode, Failure> {
         time: a.time.clone(),
         partition: a.partition.clone(),
         sbatch_args,
-        coverage: a.coverage,
+        task_args,
+        workdir,
     };
     let script_path = dir.join(slurm::SCRIPT_FILE);
     let script = job.script();
@@ -255,54 +316,83 @@ fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> 
         say!("    task {i}: ended between two looks; judged by its records");
     }
     let dirs: Vec<PathBuf> = (0..job.shards).map(|i| slurm::shard_dir(dir, i)).collect();
+    let mutation = dirs.iter().any(|d| d.join(mutants::MUTATE_FILE).exists());
+    let header_file = if mutation {
+        mutants::MUTATE_FILE
+    } else {
+        journal::CAMPAIGN_FILE
+    };
     let present: Vec<PathBuf> = dirs
         .iter()
-        .filter(|d| d.join(journal::CAMPAIGN_FILE).exists())
+        .filter(|d| d.join(header_file).exists())
         .cloned()
         .collect();
     if present.is_empty() {
-        say!("no shard wrote a campaign.json: nothing to merge");
+        say!("no shard wrote a {header_file}: nothing to merge");
         return Ok(ExitCode::from(2));
     }
-    let merged = merge::merge(&present).map_err(Failure::Message)?;
     let json = dir.join("merged.json");
-    let xml = dir.join("merged.xml");
-    let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
-    std::fs::write(&json, text + "\n")
-        .and_then(|()| std::fs::write(&xml, junit::render(&merged.file)))
-        .map_err(|e| {
-            Failure::Message(format!(
-                "{}: cannot write the merged report: {e}",
-                dir.display()
-            ))
-        })?;
-    say!("{}", merged.file.summary.text());
-    if let Some(t) = merged.file.signature_text() {
-        say!("{t}");
-    }
-    say!("merged report: {} and {}", json.display(), xml.display());
-    // Every shard whose seeds are not all recorded, by its task index.
-    let shards_short: Vec<u64> = (0..job.shards)
-        .filter(|&i| {
-            let shard = crate::regress::campaign::Shard {
-                index: i,
-                count: job.shards,
-            };
-            merged
-                .file
-                .missing_seeds
-                .iter()
-                .any(|&s| shard.holds(s - merged.identity.first_seed))
-        })
-        .collect();
-    let code = merged.exit_code();
-    if !merged.file.missing_seeds.is_empty() {
-        let list: Vec<String> = shards_short.iter().map(u64::to_string).collect();
-        say!(
-            "incomplete: {} seeds missing ({}); to run exactly those (each task resumes its shard):",
-            merged.file.missing_seeds.len(),
-            merge::ranges(&merged.file.missing_seeds)
-        );
+    // The shards with something missing, by task index, and the code.
+    let (short, code) = if mutation {
+        let m = mutants::merge(&present).map_err(Failure::Message)?;
+        let text = serde_json::to_string_pretty(&m.report).expect("reports serialise");
+        write(&json, text + "\n")?;
+        say!("{}", m.report.text("hw/mutants/equivalent.txt"));
+        say!("merged report: {}", json.display());
+        let missing: std::collections::HashSet<&String> = m.report.missing.iter().collect();
+        let short: Vec<u64> = (0..job.shards)
+            .filter(|&i| {
+                m.header
+                    .mutants
+                    .iter()
+                    .enumerate()
+                    .any(|(k, id)| k as u64 % job.shards == i && missing.contains(id))
+            })
+            .collect();
+        if !short.is_empty() {
+            say!(
+                "incomplete: {} mutants have no record",
+                m.report.missing.len()
+            );
+        }
+        (short, m.exit_code())
+    } else {
+        let merged = merge::merge(&present).map_err(Failure::Message)?;
+        let xml = dir.join("merged.xml");
+        let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
+        write(&json, text + "\n")?;
+        write(&xml, junit::render(&merged.file))?;
+        say!("{}", merged.file.summary.text());
+        if let Some(t) = merged.file.signature_text() {
+            say!("{t}");
+        }
+        say!("merged report: {} and {}", json.display(), xml.display());
+        let first = merged.identity.first_seed;
+        let short: Vec<u64> = (0..job.shards)
+            .filter(|&i| {
+                let shard = Shard {
+                    index: i,
+                    count: job.shards,
+                };
+                merged
+                    .file
+                    .missing_seeds
+                    .iter()
+                    .any(|&s| shard.holds(s - first))
+            })
+            .collect();
+        if !short.is_empty() {
+            say!(
+                "incomplete: {} seeds missing ({})",
+                merged.file.missing_seeds.len(),
+                merge::ranges(&merged.file.missing_seeds)
+            );
+        }
+        (short, merged.exit_code())
+    };
+    if !short.is_empty() {
+        let list: Vec<String> = short.iter().map(u64::to_string).collect();
+        say!("to run exactly those (each task resumes its shard):");
         say!(
             "    sbatch --array={} {}",
             list.join(","),
@@ -316,4 +406,9 @@ fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> 
             code
         },
     ))
+}
+
+fn write(path: &Path, text: String) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| Failure::Message(format!("{}: cannot write: {e}", path.display())))
 }

@@ -117,49 +117,23 @@ impl CampaignHeader {
 
     /// Reads `DIR/campaign.json`; `Ok(None)` if there is none.
     pub fn read(dir: &Path) -> Result<Option<CampaignHeader>, String> {
-        let path = dir.join(CAMPAIGN_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        let Some(header) = read_header::<CampaignHeader>(dir, CAMPAIGN_FILE)? else {
+            return Ok(None);
         };
-        let mut de = serde_json::Deserializer::from_str(&text);
-        let header: CampaignHeader = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let inner = e.inner();
-            format!(
-                "{}:{}:{}: field `{}`: {inner}",
-                path.display(),
-                inner.line(),
-                inner.column(),
-                e.path()
-            )
-        })?;
-        if header.format != FORMAT {
-            return Err(format!(
-                "{}: field `format`: `{}` is not `{FORMAT}`",
-                path.display(),
-                header.format
-            ));
-        }
-        if header.version > VERSION {
-            return Err(format!(
-                "{}: field `version`: {} is newer than this build reads ({VERSION})",
-                path.display(),
-                header.version
-            ));
-        }
+        check_format(
+            dir,
+            CAMPAIGN_FILE,
+            &header.format,
+            FORMAT,
+            header.version,
+            VERSION,
+        )?;
         Ok(Some(header))
     }
 
-    /// Writes `DIR/campaign.json` whole: to a file beside it, then renamed
-    /// over it, so that a kill leaves the old one or the new one.
+    /// Writes `DIR/campaign.json` whole ([`write_header`]).
     pub fn write(&self, dir: &Path) -> Result<(), String> {
-        let path = dir.join(CAMPAIGN_FILE);
-        let partial = dir.join(format!("{CAMPAIGN_FILE}.partial"));
-        let text = serde_json::to_string_pretty(self).expect("headers serialise") + "\n";
-        std::fs::write(&partial, text)
-            .and_then(|()| std::fs::rename(&partial, &path))
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        write_header(dir, CAMPAIGN_FILE, self)
     }
 
     /// The sum of the finished runs' wall times.
@@ -168,44 +142,156 @@ impl CampaignHeader {
     }
 }
 
+/// A line of a journal: a campaign's seed or a mutation run's mutant,
+/// known by its key; two records of one key should agree on `verdict`.
+pub trait Record: Serialize + serde::de::DeserializeOwned {
+    type Key: Ord + Clone;
+    fn key(&self) -> Self::Key;
+    fn verdict(&self) -> String;
+}
+
+impl Record for SeedRecord {
+    type Key = u64;
+    fn key(&self) -> u64 {
+        self.seed
+    }
+    fn verdict(&self) -> String {
+        self.verdict.name().into()
+    }
+}
+
+/// Reads the header `DIR/NAME`; `Ok(None)` if there is none. An error
+/// names the file, line, column and field.
+pub fn read_header<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+) -> Result<Option<T>, String> {
+    let path = dir.join(name);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    let mut de = serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(&mut de)
+        .map(Some)
+        .map_err(|e| {
+            let inner = e.inner();
+            format!(
+                "{}:{}:{}: field `{}`: {inner}",
+                path.display(),
+                inner.line(),
+                inner.column(),
+                e.path()
+            )
+        })
+}
+
+/// A header's `format` must be `format` and its `version` one this build
+/// reads.
+pub fn check_format(
+    dir: &Path,
+    name: &str,
+    found: &str,
+    format: &str,
+    version: u64,
+    newest: u64,
+) -> Result<(), String> {
+    let path = dir.join(name);
+    if found != format {
+        return Err(format!(
+            "{}: field `format`: `{found}` is not `{format}`",
+            path.display()
+        ));
+    }
+    if version > newest {
+        return Err(format!(
+            "{}: field `version`: {version} is newer than this build reads ({newest})",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the header `DIR/NAME` whole: to a file beside it, then renamed
+/// over it, so that a kill leaves the old one or the new one.
+pub fn write_header(dir: &Path, name: &str, header: &impl Serialize) -> Result<(), String> {
+    let path = dir.join(name);
+    let partial = dir.join(format!("{name}.partial"));
+    let text = serde_json::to_string_pretty(header).expect("headers serialise") + "\n";
+    std::fs::write(&partial, text)
+        .and_then(|()| std::fs::rename(&partial, &path))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// The entry of this process's run, begun now.
+pub fn this_run() -> RunEntry {
+    let (host, slurm_job) = where_we_run();
+    RunEntry {
+        started_unix: unix_now(),
+        wall_seconds: None,
+        seeds: None,
+        ended: None,
+        host,
+        slurm_job,
+    }
+}
+
 /// The records read from a `results.jsonl`.
-#[derive(Debug, Default)]
-pub struct ReadRecords {
-    /// One per seed, the first record of each seed kept, in file order.
-    pub records: Vec<SeedRecord>,
+#[derive(Debug)]
+pub struct ReadRecords<R: Record = SeedRecord> {
+    /// One per key, the first record of each kept, in file order.
+    pub records: Vec<R>,
     /// Records of a seed already seen (a rerun), dropped.
     pub duplicates: usize,
-    /// Seeds whose duplicate records disagree on the verdict: a
-    /// nondeterministic seed, worth a look.
-    pub conflicting: Vec<u64>,
+    /// Keys whose duplicate records disagree on the verdict: a
+    /// nondeterministic seed (or mutant), worth a look.
+    pub conflicting: Vec<R::Key>,
     /// The byte length of the whole lines; a last line without its line
     /// break (a write cut off by a kill) lies beyond it and is dropped.
     pub whole_len: u64,
     pub torn_tail: bool,
 }
 
-/// Reads `path`; `Ok` with no records if it does not exist. A line that is
-/// not a record is an error naming the file and the line.
-pub fn read_records(path: &Path) -> Result<ReadRecords, String> {
+impl<R: Record> Default for ReadRecords<R> {
+    fn default() -> Self {
+        ReadRecords {
+            records: Vec::new(),
+            duplicates: 0,
+            conflicting: Vec::new(),
+            whole_len: 0,
+            torn_tail: false,
+        }
+    }
+}
+
+/// Reads a campaign's `path`; `Ok` with no records if it does not exist. A
+/// line that is not a record is an error naming the file and the line.
+pub fn read_records(path: &Path) -> Result<ReadRecords<SeedRecord>, String> {
+    read_journal(path)
+}
+
+/// [`read_records`] for records of any kind.
+pub fn read_journal<R: Record>(path: &Path) -> Result<ReadRecords<R>, String> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ReadRecords::default()),
         Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
     };
     let whole_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let mut read = ReadRecords {
+    let mut read: ReadRecords<R> = ReadRecords {
         whole_len: whole_len as u64,
         torn_tail: whole_len < bytes.len(),
         ..ReadRecords::default()
     };
-    let mut index: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut index: BTreeMap<R::Key, usize> = BTreeMap::new();
     for (n, line) in bytes[..whole_len].split(|&b| b == b'\n').enumerate() {
         let line_no = n + 1;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         let mut de = serde_json::Deserializer::from_slice(line);
-        let record: SeedRecord = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let record: R = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let inner = e.inner();
             let at = if e.path().to_string() == "." {
                 String::new()
@@ -218,17 +304,17 @@ pub fn read_records(path: &Path) -> Result<ReadRecords, String> {
                 inner.column()
             )
         })?;
-        match index.get(&record.seed) {
+        let key = record.key();
+        match index.get(&key) {
             Some(&i) => {
                 read.duplicates += 1;
-                if read.records[i].verdict != record.verdict
-                    && !read.conflicting.contains(&record.seed)
+                if read.records[i].verdict() != record.verdict() && !read.conflicting.contains(&key)
                 {
-                    read.conflicting.push(record.seed);
+                    read.conflicting.push(key);
                 }
             }
             None => {
-                index.insert(record.seed, read.records.len());
+                index.insert(key, read.records.len());
                 read.records.push(record);
             }
         }
@@ -266,7 +352,7 @@ impl Journal {
     /// Appends `record` as one line, in one write, and hands it to the
     /// operating system before returning: a kill of this process after
     /// this loses nothing of it.
-    pub fn append(&mut self, record: &SeedRecord) -> Result<(), String> {
+    pub fn append(&mut self, record: &impl Serialize) -> Result<(), String> {
         let mut line = serde_json::to_vec(record).expect("records serialise");
         line.push(b'\n');
         self.file

@@ -36,9 +36,12 @@ pub struct ArrayJob {
     pub partition: Option<String>,
     /// More `#SBATCH` lines, as given.
     pub sbatch_args: Vec<String>,
-    /// Each task samples functional coverage into its shard's
-    /// `coverage.json`.
-    pub coverage: bool,
+    /// More arguments of every task, as shell text we wrote (they may
+    /// name `$out`, the task's shard directory).
+    pub task_args: Vec<String>,
+    /// The directory each task runs in (`mutate` runs from the
+    /// repository's root); `None`: where sbatch was run.
+    pub workdir: Option<PathBuf>,
 }
 
 /// `DIR/shard-i`.
@@ -71,13 +74,13 @@ impl ArrayJob {
         }
         let args: Vec<String> = self.args.iter().map(|a| shell_word(a)).collect();
         s += &format!(
-            "set -u
+            "{cd}set -u
 task=\"${{SLURM_ARRAY_TASK_ID:?not in a Slurm array task}}\"
 out={dir_word}/shard-\"$task\"
 mkdir -p \"$out\"
 attempt=1
 while :; do
-    {bin} {args}{coverage} --shard \"$task\"/{shards} --out \"$out\" --resume
+    {bin} {args}{task_args} --shard \"$task\"/{shards} --out \"$out\" --resume
     status=$?
     # 128 + N: the process was killed by signal N. Run the shard again,
     # resumed, unless this was the last attempt.
@@ -95,15 +98,19 @@ case \"$status\" in
     *) exit \"$status\" ;;
 esac
 ",
+            cd = self.workdir.as_ref().map_or(String::new(), |d| format!(
+                "cd {} || exit 2\n",
+                shell_word(&d.display().to_string())
+            )),
             bin = shell_word(&self.binary.display().to_string()),
             dir_word = shell_word(&dir),
             args = args.join(" "),
             shards = self.shards,
-            coverage = if self.coverage {
-                " --coverage \"$out\"/coverage.json"
-            } else {
-                ""
-            },
+            task_args = self
+                .task_args
+                .iter()
+                .map(|a| format!(" {a}"))
+                .collect::<String>(),
         );
         s
     }
@@ -336,7 +343,8 @@ mod tests {
             time: Some("00:30:00".into()),
             partition: None,
             sbatch_args: vec!["--mem=2G".into()],
-            coverage: false,
+            task_args: Vec::new(),
+            workdir: None,
         };
         let s = job.script();
         assert!(s.contains("#SBATCH --array=0-7\n"), "{s}");

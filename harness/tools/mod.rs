@@ -4,5 +4,6 @@
 #[cfg(feature = "rtl")]
 pub mod bench;
 pub mod cvo_accuracy;
+pub mod mutants;
 #[cfg(feature = "rtl")]
 pub mod mutate;

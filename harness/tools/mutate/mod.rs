@@ -13,11 +13,13 @@
 pub mod build;
 pub mod sites;
 
+pub use super::mutants::{summarize, summary_json, MutantRecord, MutateSummary, Verdict};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::HwConfig;
 use crate::env::models;
@@ -25,43 +27,6 @@ use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
 use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};
 pub use sites::{Mutant, MutantClass};
-
-/// What became of one mutant.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    Killed {
-        seed: u64,
-        /// Instructions issued over all seeds up to and including the
-        /// killing one.
-        instructions: u64,
-        seconds: f64,
-        /// The check that caught it (or "watchdog", "model error").
-        by: String,
-    },
-    Survived {
-        seeds: u64,
-        instructions: u64,
-    },
-    TimedOut {
-        seeds: u64,
-        seconds: f64,
-    },
-    NotCompiling {
-        stage: &'static str,
-        message: String,
-    },
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Killed { .. } => "killed",
-            Verdict::Survived { .. } => "survived",
-            Verdict::TimedOut { .. } => "timed out",
-            Verdict::NotCompiling { .. } => "not compiling",
-        }
-    }
-}
 
 /// How mutants are run.
 #[derive(Clone, Debug)]
@@ -239,29 +204,34 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
 /// (`exe mutate-run`): a mutant can make the simulation abort (Verilator
 /// stops the process when combinational logic does not settle) or crash,
 /// and that must end this mutant, not the whole run. A child that dies
-/// without a verdict has been caught: the simulation failed loudly.
+/// without a verdict has been caught: the simulation failed loudly, unless
+/// SIGINT, SIGTERM or SIGKILL ended it (a person, Slurm, a test): then
+/// there is no result (`None`), and a resumed run tries the mutant again.
 pub fn run_mutant(
     options: &MutateOptions,
     builder: &build::Builder,
     mutant: &Mutant,
     exe: &Path,
-) -> MutantResult {
+) -> Option<MutantResult> {
     let begin = Instant::now();
     let built = builder.build(mutant);
     let build_seconds = begin.elapsed().as_secs_f64();
     let verdict = match built {
-        Err((stage, message)) => Verdict::NotCompiling { stage, message },
-        Ok(so) => run_child(options, &so, exe),
+        Err((stage, message)) => Verdict::NotCompiling {
+            stage: stage.into(),
+            message,
+        },
+        Ok(so) => run_child(options, &so, exe)?,
     };
-    MutantResult {
+    Some(MutantResult {
         mutant: mutant.clone(),
         verdict,
         equivalent: None,
         build_seconds,
-    }
+    })
 }
 
-fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
+fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Option<Verdict> {
     let begin = Instant::now();
     let child = std::process::Command::new(exe)
         .arg("mutate-run")
@@ -278,10 +248,10 @@ fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            return Verdict::NotCompiling {
-                stage: "run",
+            return Some(Verdict::NotCompiling {
+                stage: "run".into(),
                 message: format!("cannot start {}: {e}", exe.display()),
-            }
+            })
         }
     };
     // The child keeps its own budget; this is the backstop for a hang
@@ -293,10 +263,10 @@ fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
             Ok(None) if begin.elapsed() > hard_limit => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Verdict::TimedOut {
+                return Some(Verdict::TimedOut {
                     seeds: 0,
                     seconds: begin.elapsed().as_secs_f64(),
-                };
+                });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(_) => break,
@@ -305,15 +275,22 @@ fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
     let out = match child.wait_with_output() {
         Ok(o) => o,
         Err(e) => {
-            return Verdict::NotCompiling {
-                stage: "run",
+            return Some(Verdict::NotCompiling {
+                stage: "run".into(),
                 message: e.to_string(),
-            }
+            })
         }
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
     if let Some(v) = stdout.lines().rev().find_map(parse_verdict) {
-        return v;
+        return Some(v);
+    }
+    {
+        use std::os::unix::process::ExitStatusExt;
+        // SIGINT, SIGKILL, SIGTERM: sent from outside, not by the mutant.
+        if matches!(out.status.signal(), Some(2 | 9 | 15)) {
+            return None;
+        }
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let why = stderr
@@ -322,153 +299,38 @@ fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Verdict {
         .unwrap_or("no message")
         .trim()
         .to_string();
-    Verdict::Killed {
+    Some(Verdict::Killed {
         seed: options.first_seed,
         instructions: 0,
         seconds: begin.elapsed().as_secs_f64(),
         by: format!("simulation abort ({}: {why})", out.status),
-    }
+    })
 }
 
 /// The verdict line `mutate-run` prints, as [`verdict_json`] wrote it.
 fn parse_verdict(line: &str) -> Option<Verdict> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    let f = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let u = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    Some(match v.get("verdict")?.as_str()? {
-        "killed" => Verdict::Killed {
-            seed: u("seed"),
-            instructions: u("instructions"),
-            seconds: f("seconds"),
-            by: v.get("by")?.as_str()?.to_string(),
-        },
-        "survived" => Verdict::Survived {
-            seeds: u("seeds"),
-            instructions: u("instructions"),
-        },
-        "timed out" => Verdict::TimedOut {
-            seeds: u("seeds"),
-            seconds: f("seconds"),
-        },
-        _ => return None,
-    })
+    serde_json::from_str(line).ok()
 }
 
-/// One verdict as a JSON object (the child's output and the report's).
+/// One verdict as a JSON object (the child's output and the report's); a
+/// compiler's message is cut to its first six lines.
 pub fn verdict_json(verdict: &Verdict) -> Value {
-    match verdict {
-        Verdict::Killed {
-            seed,
-            instructions,
-            seconds,
-            by,
-        } => json!({"verdict": "killed", "seed": seed, "instructions": instructions,
-                    "seconds": seconds, "by": by}),
-        Verdict::Survived {
-            seeds,
-            instructions,
-        } => json!({"verdict": "survived", "seeds": seeds, "instructions": instructions}),
-        Verdict::TimedOut { seeds, seconds } => {
-            json!({"verdict": "timed out", "seeds": seeds, "seconds": seconds})
-        }
-        Verdict::NotCompiling { stage, message } => {
-            json!({"verdict": "not compiling", "stage": stage,
-                   "message": message.lines().take(6).collect::<Vec<_>>().join("\n")})
-        }
-    }
-}
-
-/// The figures of a mutation run.
-#[derive(Clone, Debug, Default)]
-pub struct MutateSummary {
-    pub total: usize,
-    pub killed: usize,
-    pub survived: usize,
-    pub timed_out: usize,
-    pub not_compiling: usize,
-    pub equivalent: usize,
-    /// killed / (total - equivalent - not compiling).
-    pub kill_rate: Option<f64>,
-    pub median_seconds_to_kill: Option<f64>,
-    pub median_instructions_to_kill: Option<u64>,
-}
-
-pub fn summarize(results: &[MutantResult]) -> MutateSummary {
-    let mut s = MutateSummary {
-        total: results.len(),
-        ..MutateSummary::default()
-    };
-    let mut times = Vec::new();
-    let mut instrs = Vec::new();
-    for r in results {
-        if r.equivalent.is_some() && !matches!(r.verdict, Verdict::Killed { .. }) {
-            s.equivalent += 1;
-            continue;
-        }
-        match &r.verdict {
-            Verdict::Killed {
-                seconds,
-                instructions,
-                ..
-            } => {
-                s.killed += 1;
-                times.push(*seconds);
-                instrs.push(*instructions);
-            }
-            Verdict::Survived { .. } => s.survived += 1,
-            Verdict::TimedOut { .. } => s.timed_out += 1,
-            Verdict::NotCompiling { .. } => s.not_compiling += 1,
-        }
-    }
-    let counted = s.total - s.equivalent - s.not_compiling;
-    s.kill_rate = (counted > 0).then(|| s.killed as f64 / counted as f64);
-    times.sort_by(f64::total_cmp);
-    instrs.sort_unstable();
-    s.median_seconds_to_kill = times.get(times.len() / 2).copied();
-    s.median_instructions_to_kill = instrs.get(instrs.len() / 2).copied();
-    s
-}
-
-impl MutateSummary {
-    pub fn text(&self) -> String {
-        let rate = self
-            .kill_rate
-            .map_or("n/a".to_string(), |r| format!("{:.1}%", 100.0 * r));
-        format!(
-            "mutants: {} (killed {}, survived {}, timed out {}, not compiling {}, equivalent {}); \
-             kill rate {rate} = killed / (all - equivalent - not compiling); \
-             median time to kill {}, median instructions to kill {}",
-            self.total,
-            self.killed,
-            self.survived,
-            self.timed_out,
-            self.not_compiling,
-            self.equivalent,
-            self.median_seconds_to_kill
-                .map_or("n/a".into(), |t| format!("{t:.2} s")),
-            self.median_instructions_to_kill
-                .map_or("n/a".into(), |n| n.to_string()),
-        )
-    }
+    serde_json::to_value(verdict.shortened()).expect("verdicts serialise")
 }
 
 pub fn result_json(r: &MutantResult) -> Value {
-    json!({
-        "id": r.mutant.id(),
-        "class": r.mutant.class.name(),
-        "change": r.mutant.describe(),
-        "result": verdict_json(&r.verdict),
-        "equivalent": r.equivalent,
-        "build_seconds": r.build_seconds,
-    })
+    serde_json::to_value(MutantRecord::of(r)).expect("records serialise")
 }
 
-pub fn summary_json(s: &MutateSummary) -> Value {
-    json!({
-        "total": s.total, "killed": s.killed, "survived": s.survived,
-        "timed_out": s.timed_out, "not_compiling": s.not_compiling,
-        "equivalent": s.equivalent, "kill_rate": s.kill_rate,
-        "median_seconds_to_kill": s.median_seconds_to_kill,
-        "median_instructions_to_kill": s.median_instructions_to_kill,
-    })
+impl MutantRecord {
+    pub fn of(r: &MutantResult) -> MutantRecord {
+        MutantRecord {
+            id: r.mutant.id(),
+            class: r.mutant.class.name().into(),
+            change: r.mutant.describe(),
+            result: r.verdict.shortened(),
+            equivalent: r.equivalent.clone(),
+            build_seconds: r.build_seconds,
+        }
+    }
 }

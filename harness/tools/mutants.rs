@@ -1,0 +1,468 @@
+//! The records of a mutation run and the report made from them (verdicts,
+//! the summary, the tables per class and per file): what `mutate` writes
+//! and `merge` reads back, in any build.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// What became of one mutant; as JSON (the child's line, a record's
+/// `result`), tagged by `verdict`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict")]
+pub enum Verdict {
+    #[serde(rename = "killed")]
+    Killed {
+        seed: u64,
+        /// Instructions issued over all seeds up to and including the
+        /// killing one.
+        instructions: u64,
+        seconds: f64,
+        /// The check that caught it (or "watchdog", "model error").
+        by: String,
+    },
+    #[serde(rename = "survived")]
+    Survived { seeds: u64, instructions: u64 },
+    #[serde(rename = "timed out")]
+    TimedOut { seeds: u64, seconds: f64 },
+    #[serde(rename = "not compiling")]
+    NotCompiling { stage: String, message: String },
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Killed { .. } => "killed",
+            Verdict::Survived { .. } => "survived",
+            Verdict::TimedOut { .. } => "timed out",
+            Verdict::NotCompiling { .. } => "not compiling",
+        }
+    }
+}
+
+impl Verdict {
+    /// The verdict with a compiler's message cut to its first six lines.
+    pub fn shortened(&self) -> Verdict {
+        match self {
+            Verdict::NotCompiling { stage, message } => Verdict::NotCompiling {
+                stage: stage.clone(),
+                message: message.lines().take(6).collect::<Vec<_>>().join("\n"),
+            },
+            v => v.clone(),
+        }
+    }
+}
+
+/// One mutant's result as a report and `results.jsonl` hold it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MutantRecord {
+    pub id: String,
+    pub class: String,
+    pub change: String,
+    pub result: Verdict,
+    /// The reason, when the mutant is listed as equivalent.
+    pub equivalent: Option<String>,
+    pub build_seconds: f64,
+}
+
+impl MutantRecord {
+    /// Neither killed nor listed as equivalent: a hole in the stimulus or
+    /// the checks, or an equivalent mutant not yet listed.
+    pub fn survives(&self) -> bool {
+        self.equivalent.is_none()
+            && matches!(
+                self.result,
+                Verdict::Survived { .. } | Verdict::TimedOut { .. }
+            )
+    }
+}
+
+impl crate::regress::journal::Record for MutantRecord {
+    type Key = String;
+    fn key(&self) -> String {
+        self.id.clone()
+    }
+    fn verdict(&self) -> String {
+        self.result.name().into()
+    }
+}
+
+/// The figures of a mutation run.
+#[derive(Clone, Debug, Default)]
+pub struct MutateSummary {
+    pub total: usize,
+    pub killed: usize,
+    pub survived: usize,
+    pub timed_out: usize,
+    pub not_compiling: usize,
+    pub equivalent: usize,
+    /// killed / (total - equivalent - not compiling).
+    pub kill_rate: Option<f64>,
+    pub median_seconds_to_kill: Option<f64>,
+    pub median_instructions_to_kill: Option<u64>,
+}
+
+pub fn summarize(results: &[MutantRecord]) -> MutateSummary {
+    let mut s = MutateSummary {
+        total: results.len(),
+        ..MutateSummary::default()
+    };
+    let mut times = Vec::new();
+    let mut instrs = Vec::new();
+    for r in results {
+        if r.equivalent.is_some() && !matches!(r.result, Verdict::Killed { .. }) {
+            s.equivalent += 1;
+            continue;
+        }
+        match &r.result {
+            Verdict::Killed {
+                seconds,
+                instructions,
+                ..
+            } => {
+                s.killed += 1;
+                times.push(*seconds);
+                instrs.push(*instructions);
+            }
+            Verdict::Survived { .. } => s.survived += 1,
+            Verdict::TimedOut { .. } => s.timed_out += 1,
+            Verdict::NotCompiling { .. } => s.not_compiling += 1,
+        }
+    }
+    let counted = s.total - s.equivalent - s.not_compiling;
+    s.kill_rate = (counted > 0).then(|| s.killed as f64 / counted as f64);
+    times.sort_by(f64::total_cmp);
+    instrs.sort_unstable();
+    s.median_seconds_to_kill = times.get(times.len() / 2).copied();
+    s.median_instructions_to_kill = instrs.get(instrs.len() / 2).copied();
+    s
+}
+
+impl MutateSummary {
+    pub fn text(&self) -> String {
+        let rate = self
+            .kill_rate
+            .map_or("n/a".to_string(), |r| format!("{:.1}%", 100.0 * r));
+        format!(
+            "mutants: {} (killed {}, survived {}, timed out {}, not compiling {}, equivalent {}); \
+             kill rate {rate} = killed / (all - equivalent - not compiling); \
+             median time to kill {}, median instructions to kill {}",
+            self.total,
+            self.killed,
+            self.survived,
+            self.timed_out,
+            self.not_compiling,
+            self.equivalent,
+            self.median_seconds_to_kill
+                .map_or("n/a".into(), |t| format!("{t:.2} s")),
+            self.median_instructions_to_kill
+                .map_or("n/a".into(), |n| n.to_string()),
+        )
+    }
+}
+
+pub fn summary_json(s: &MutateSummary) -> Value {
+    json!({
+        "total": s.total, "killed": s.killed, "survived": s.survived,
+        "timed_out": s.timed_out, "not_compiling": s.not_compiling,
+        "equivalent": s.equivalent, "kill_rate": s.kill_rate,
+        "median_seconds_to_kill": s.median_seconds_to_kill,
+        "median_instructions_to_kill": s.median_instructions_to_kill,
+    })
+}
+
+/// The classes' names in report order.
+const CLASS_NAMES: [&str; 5] = [
+    "signal-mix-up",
+    "broken-conditional",
+    "off-by-one-compare",
+    "off-by-one-constant",
+    "operator-swap",
+];
+
+/// A mutation run's report (`mutate --json`, and `merge` of mutation
+/// directories): the run, every mutant's record, the summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MutateReport {
+    pub config: String,
+    pub seeds: u64,
+    pub instrs: usize,
+    /// Mutation sites in hw/rtl.
+    pub sites: usize,
+    /// `i/n` for a shard's own report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Mutants of the run with no record (an interrupted run, a merge of
+    /// incomplete shards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    pub summary: Value,
+    pub mutants: Vec<MutantRecord>,
+}
+
+impl MutateReport {
+    /// The report of `records` (put in the order of `order`, the run's
+    /// list of mutant ids, those not in it last).
+    pub fn new(
+        header: &MutateHeader,
+        mut records: Vec<MutantRecord>,
+        order: &[String],
+    ) -> MutateReport {
+        let place: std::collections::HashMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), i))
+            .collect();
+        records.sort_by_key(|r| place.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+        let have: std::collections::HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        let missing = order
+            .iter()
+            .filter(|id| !have.contains(id.as_str()))
+            .cloned()
+            .collect();
+        MutateReport {
+            config: header.config.clone(),
+            seeds: header.seeds,
+            instrs: header.instrs,
+            sites: header.sites,
+            shard: None,
+            missing,
+            interrupted: false,
+            summary: summary_json(&summarize(&records)),
+            mutants: records,
+        }
+    }
+
+    /// The tables per class and the survivors, then the summary line;
+    /// `equivalent_file` is where an equivalent survivor is to be listed.
+    pub fn text(&self, equivalent_file: &str) -> String {
+        let mut out = Vec::new();
+        for class in CLASS_NAMES {
+            let of: Vec<MutantRecord> = self
+                .mutants
+                .iter()
+                .filter(|r| r.class == class)
+                .cloned()
+                .collect();
+            let s = summarize(&of);
+            let rate = s
+                .kill_rate
+                .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
+            out.push(format!(
+                "  {:<20} {:>4} mutants: {:>4} killed, {:>3} survived, {:>3} timed out, {:>3} not compiling, {:>3} equivalent; kill rate {rate}",
+                class, s.total, s.killed, s.survived, s.timed_out, s.not_compiling, s.equivalent
+            ));
+        }
+        let survivors: Vec<&MutantRecord> = self.mutants.iter().filter(|r| r.survives()).collect();
+        if !survivors.is_empty() {
+            out.push(format!(
+                "survivors (examine each: an equivalent mutant goes into {equivalent_file} with its reason):"
+            ));
+            for r in survivors {
+                out.push(format!("  {}  {}", r.id, r.change));
+            }
+        }
+        if !self.missing.is_empty() {
+            out.push(format!(
+                "{} mutants of the run have no record yet",
+                self.missing.len()
+            ));
+        }
+        out.push(summarize(&self.mutants).text());
+        out.join("\n")
+    }
+
+    /// Every mutant of the run has a record and each is killed, not
+    /// compiling being a failure too, unless listed as equivalent.
+    pub fn all_killed(&self) -> bool {
+        let s = summarize(&self.mutants);
+        self.missing.is_empty() && s.not_compiling == 0 && s.killed + s.equivalent == s.total
+    }
+}
+
+/// The `format` field of `mutate.json`.
+pub const MUTATE_FORMAT: &str = "pccx-cosim mutate";
+/// The header of a mutation run's directory.
+pub const MUTATE_FILE: &str = "mutate.json";
+
+/// `DIR/mutate.json`: what a mutation run is (so that `--resume` and
+/// `merge` can check it), and its runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MutateHeader {
+    pub format: String,
+    pub version: u64,
+    pub config: String,
+    pub seeds: u64,
+    pub instrs: usize,
+    pub budget_seconds: u64,
+    /// `sample N seed S`, `ids FILE` or `all`.
+    pub selection: String,
+    pub sites: usize,
+    /// The ids of the whole run's mutants, in order, before sharding.
+    pub mutants: Vec<String>,
+    pub shard: Option<String>,
+    pub runs: Vec<crate::regress::journal::RunEntry>,
+}
+
+impl MutateHeader {
+    /// The first field in which `self` and `other` differ, as
+    /// `` `field` is A here and B there ``.
+    pub fn difference(&self, other: &MutateHeader) -> Option<String> {
+        let fields = [
+            ("config", self.config.clone(), other.config.clone()),
+            ("seeds", self.seeds.to_string(), other.seeds.to_string()),
+            ("instrs", self.instrs.to_string(), other.instrs.to_string()),
+            (
+                "budget_seconds",
+                self.budget_seconds.to_string(),
+                other.budget_seconds.to_string(),
+            ),
+            ("selection", self.selection.clone(), other.selection.clone()),
+            ("sites", self.sites.to_string(), other.sites.to_string()),
+        ];
+        if let Some((f, a, b)) = fields.into_iter().find(|(_, a, b)| a != b) {
+            return Some(format!("`{f}` is {a} here and {b} there"));
+        }
+        (self.mutants != other.mutants)
+            .then(|| "`mutants`: the list of mutants differs (hw/rtl changed?)".to_string())
+    }
+}
+
+/// What [`merge`] made of mutation directories.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MutateMerged {
+    pub report: MutateReport,
+    pub header: MutateHeader,
+    /// Each directory, its shard, its records, and the ids of its shard
+    /// with no record anywhere.
+    pub dirs: Vec<(std::path::PathBuf, Option<String>, usize, Vec<String>)>,
+    pub duplicates: usize,
+    pub conflicting: Vec<String>,
+}
+
+impl MutateMerged {
+    /// 0 every mutant recorded, none surviving; 1 a mutant survived or did
+    /// not compile; 2 mutants are missing.
+    pub fn exit_code(&self) -> u8 {
+        let s = summarize(&self.report.mutants);
+        let unkilled =
+            self.report.mutants.iter().any(MutantRecord::survives) || s.not_compiling > 0;
+        if unkilled {
+            1
+        } else if !self.report.missing.is_empty() {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// The command that runs the mutants a directory's shard lacks.
+    pub fn rerun_command(&self, dir: &std::path::Path, shard: Option<&str>) -> String {
+        let h = &self.header;
+        let selection = match h.selection.split_whitespace().collect::<Vec<_>>()[..] {
+            ["sample", n, "seed", s] => format!("--sample {n} --sample-seed {s}"),
+            ["ids", ..] => format!(
+                "--ids {}",
+                crate::regress::merge::shell_word(h.selection.trim_start_matches("ids "))
+            ),
+            _ => "--sample 0".into(),
+        };
+        let mut c = format!(
+            "pccx-cosim mutate {selection} --config {} --seeds {} --instrs {} --budget {}",
+            h.config, h.seeds, h.instrs, h.budget_seconds
+        );
+        if let Some(s) = shard {
+            c += &format!(" --shard {s}");
+        }
+        c + &format!(
+            " --out {} --resume",
+            crate::regress::merge::shell_word(&dir.display().to_string())
+        )
+    }
+}
+
+/// Merges the directories of one mutation run (shards, reruns): each must
+/// hold a `mutate.json` of the same run; each mutant's first record is
+/// kept.
+pub fn merge(dirs: &[std::path::PathBuf]) -> Result<MutateMerged, String> {
+    use crate::regress::journal;
+    let mut first: Option<(MutateHeader, &std::path::Path)> = None;
+    let mut records: Vec<MutantRecord> = Vec::new();
+    let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let (mut duplicates, mut conflicting) = (0, Vec::new());
+    let mut per_dir = Vec::new();
+    for dir in dirs {
+        let header: MutateHeader = journal::read_header(dir, MUTATE_FILE)?.ok_or_else(|| {
+            format!(
+                "{}: no {MUTATE_FILE} here: not a mutation run's directory",
+                dir.display()
+            )
+        })?;
+        journal::check_format(
+            dir,
+            MUTATE_FILE,
+            &header.format,
+            MUTATE_FORMAT,
+            header.version,
+            1,
+        )?;
+        match &first {
+            None => first = Some((header.clone(), dir)),
+            Some((h, there)) => {
+                if let Some(d) = header.difference(h) {
+                    return Err(format!(
+                        "{} and {} are not shards of one mutation run: {d}",
+                        dir.display(),
+                        there.display()
+                    ));
+                }
+            }
+        }
+        let read = journal::read_journal::<MutantRecord>(&dir.join(journal::RESULTS_FILE))?;
+        duplicates += read.duplicates;
+        conflicting.extend(read.conflicting.iter().cloned());
+        let n = read.records.len();
+        for r in read.records {
+            match seen.get(&r.id) {
+                Some(v) => {
+                    duplicates += 1;
+                    if *v != r.result.name() && !conflicting.contains(&r.id) {
+                        conflicting.push(r.id.clone());
+                    }
+                }
+                None => {
+                    seen.insert(r.id.clone(), r.result.name().to_string());
+                    records.push(r);
+                }
+            }
+        }
+        per_dir.push((dir.clone(), header.shard.clone(), n));
+    }
+    let (header, _) = first.ok_or("merge: name at least one directory")?;
+    let dirs = per_dir
+        .into_iter()
+        .map(|(dir, shard, n)| {
+            let parsed: Option<crate::regress::campaign::Shard> =
+                shard.as_deref().and_then(|s| s.parse().ok());
+            let missing = header
+                .mutants
+                .iter()
+                .enumerate()
+                .filter(|(k, id)| {
+                    parsed.is_none_or(|s| s.holds(*k as u64)) && !seen.contains_key(*id)
+                })
+                .map(|(_, id)| id.clone())
+                .collect();
+            (dir, shard, n, missing)
+        })
+        .collect();
+    let order = header.mutants.clone();
+    Ok(MutateMerged {
+        report: MutateReport::new(&header, records, &order),
+        header,
+        dirs,
+        duplicates,
+        conflicting,
+    })
+}
