@@ -516,6 +516,34 @@ fn a_killed_mutation_run_resumes_and_its_shards_merge() {
     let report = read_json(&merged);
     assert_eq!(report["summary"]["killed"], 2);
     assert!(report.get("missing").is_none());
+    // SIGTERM while the first mutant is being built: it finishes and is
+    // recorded, the second never starts, and the run says it stopped.
+    let term = dir.join("term");
+    let child = bin()
+        .args(run(&term, &[]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let header = term.join("mutate.json");
+    // The first mutant's build directory: it is in flight.
+    let building = term.join("build").join("m0000");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !building.exists() {
+        assert!(Instant::now() < deadline, "no mutant build after 60 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(&child, "TERM");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert_eq!(records(&term).len(), 1);
+    assert_eq!(read_json(&header)["runs"][0]["ended"], "interrupted");
     // One shard of two alone is incomplete, and says what runs the rest.
     let half = dir.join("half");
     let o = bin()

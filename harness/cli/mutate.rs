@@ -208,6 +208,10 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         .filter(|(k, _)| a.shard.is_none_or(|s| s.holds(*k as u64)))
         .map(|(_, m)| m.id())
         .collect();
+    // Watched from before the directory is written, so that a signal
+    // never finds the run half set up.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    super::run::watch_for_stop_signals(&stop)?;
     let (prior, journal) = match &a.out {
         Some(dir) => {
             let (prior, journal) = open_store(dir, &mut header, a.resume)?;
@@ -239,8 +243,6 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
     };
     let builder = Builder::new(&root, &a.work, options.config).map_err(Failure::Message)?;
     let exe = std::env::current_exe().map_err(|e| Failure::Message(e.to_string()))?;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    super::run::watch_for_stop_signals(&stop)?;
     let started = std::time::Instant::now();
     let total = to_run.len();
     let queue = std::sync::Mutex::new(to_run.into_iter().enumerate());

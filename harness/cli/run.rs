@@ -172,6 +172,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         (Some(_), _) => 1,
         (None, given) => super::args::jobs(given)?,
     };
+    // Watched from before the directory is written, so that a signal
+    // never finds the run half set up.
+    let stop = Arc::new(AtomicBool::new(false));
+    watch_for_stop_signals(&stop)?;
     // The campaign's directory: its header and records, and what a resumed
     // run has already done.
     let mut store = match &args.out {
@@ -270,8 +274,6 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         records.push(record);
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    watch_for_stop_signals(&stop)?;
     let hung_store = store.as_ref().map(|s| (s.dir.clone(), s.header.clone()));
     let on_hung = |seed: u64, message: &str| {
         eprintln!(
