@@ -207,10 +207,18 @@ fn four_shards_merge_into_the_unsharded_report_and_a_missing_one_is_named() {
     let mut args = vec!["--seed", "100", "--count", "30"];
     args.extend(CAMPAIGN);
     let whole_json = dir.join("whole.json");
+    let whole_coverage = dir.join("whole-coverage.json");
     let o = cosim(
         &[
             &args[..],
-            &["--json", s(&whole_json), "--out", s(&dir.join("whole"))],
+            &[
+                "--json",
+                s(&whole_json),
+                "--out",
+                s(&dir.join("whole")),
+                "--coverage",
+                s(&whole_coverage),
+            ],
         ]
         .concat(),
     );
@@ -218,7 +226,21 @@ fn four_shards_merge_into_the_unsharded_report_and_a_missing_one_is_named() {
     let shard_dir = |i: usize| dir.join(format!("shard-{i}"));
     for i in 0..4 {
         let shard = format!("{i}/4");
-        let o = cosim(&[&args[..], &["--shard", &shard, "--out", s(&shard_dir(i))]].concat());
+        let coverage = shard_dir(i).join("coverage.json");
+        let o = cosim(
+            &[
+                &args[..],
+                &[
+                    "--shard",
+                    &shard,
+                    "--out",
+                    s(&shard_dir(i)),
+                    "--coverage",
+                    s(&coverage),
+                ],
+            ]
+            .concat(),
+        );
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         // Shard i runs the seeds 100 + k with k mod 4 == i.
         let seeds: Vec<u64> = records(&shard_dir(i))
@@ -274,6 +296,19 @@ fn four_shards_merge_into_the_unsharded_report_and_a_missing_one_is_named() {
         without_wall(&read_json(&merged)),
         without_wall(&read_json(&whole_json))
     );
+    // Coverage merged from the shards is the whole run's, first hits and
+    // all (cases are numbered by their place in the whole campaign).
+    let merged_coverage = dir.join("merged-coverage.json");
+    let dirs4: Vec<String> = (0..4).map(|i| s(&shard_dir(i)).to_string()).collect();
+    let o = cosim(
+        &[
+            &["merge", "--coverage", s(&merged_coverage)][..],
+            &dirs4.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(read_json(&merged_coverage), read_json(&whole_coverage));
 }
 
 #[test]

@@ -345,3 +345,43 @@ fn a_mutation_run_as_an_array_merges_its_shards() {
     assert_eq!(got, ids.iter().map(String::as_str).collect());
     assert_eq!(merged["summary"]["killed"], 2);
 }
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_cancelled_job_shows_its_tasks_cancelled_and_what_is_missing() {
+    let dir = scratch("cancel");
+    let run = dir.join("run");
+    let o = cosim(&[
+        "slurm",
+        "submit",
+        "--seed",
+        "1",
+        "--count",
+        "1000000",
+        "--shards",
+        "2",
+        "--config",
+        "tiny",
+        "--out",
+        s(&run),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // Once a task has recorded a seed, scancel the job.
+    let results = run.join("shard-0").join("results.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while std::fs::read_to_string(&results).map_or(0, |t| t.lines().count()) < 5 {
+        assert!(
+            Instant::now() < deadline,
+            "shard 0 recorded nothing in 300 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = cosim(&["slurm", "cancel", s(&run)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = cosim(&[&["slurm", "wait", s(&run)][..], &WAIT[1..], &["300"]].concat());
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{out}{}", text(&o.stderr));
+    assert!(out.contains("CANCELLED"), "{out}");
+    assert!(out.contains("incomplete:"), "{out}");
+    assert!(out.contains("sbatch --array="), "{out}");
+}

@@ -147,6 +147,12 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             u64::MAX
         )));
     }
+    // The run's directory first: a report may be asked for inside it.
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::Message(format!("--out {}: cannot create: {e}", dir.display()))
+        })?;
+    }
     check_output_paths(args)?;
     if options.stall_io && options.timing == Some(TimingMode::Exact) {
         return Err(Failure::Message(
