@@ -594,3 +594,59 @@ fn a_killed_mutation_run_resumes_and_its_shards_merge() {
         text(&o.stdout)
     );
 }
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn a_seed_stuck_where_no_cycle_passes_is_recorded_and_the_process_ends_with_4() {
+    let dir = scratch("stuck");
+    let out = dir.join("run");
+    // The `stuck` fault never returns from the second drain and looks at
+    // no flag: after twice the limit and 5 s the timekeeper records the
+    // seed and ends the process.
+    let started = Instant::now();
+    let o = cosim(&[
+        "--seed",
+        "1",
+        "--count",
+        "3",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "stuck",
+        "--seed-timeout",
+        "0.5",
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        text(&o.stderr).contains("seed 2 ran past --seed-timeout"),
+        "{}",
+        text(&o.stderr)
+    );
+    let r = records(&out);
+    assert_eq!(r.len(), 2, "{r:?}");
+    assert_eq!(
+        (r[0]["seed"].as_u64(), r[0]["verdict"].as_str()),
+        (Some(1), Some("match"))
+    );
+    assert_eq!(
+        (r[1]["seed"].as_u64(), r[1]["verdict"].as_str()),
+        (Some(2), Some("timeout"))
+    );
+    assert_eq!(
+        read_json(&out.join("campaign.json"))["runs"][0]["ended"],
+        "hung"
+    );
+}

@@ -195,6 +195,12 @@ pub enum Fault {
     Panic {
         nth_drain: usize,
     },
+    /// The nth drain never returns and looks at no flag, as a simulator
+    /// stuck inside one evaluation would: only `--seed-timeout`'s last
+    /// resort (record the seed, end the process) gets out of it.
+    Stuck {
+        nth_drain: usize,
+    },
 }
 
 impl Fault {
@@ -254,6 +260,7 @@ impl Fault {
         Fault::StatusDelay { nth: 1 },
         Fault::Hang { nth_drain: 1 },
         Fault::Panic { nth_drain: 1 },
+        Fault::Stuck { nth_drain: 1 },
     ];
 
     /// The fault's kind, as `--inject-fault` spells it.
@@ -295,6 +302,7 @@ impl Fault {
             Fault::StatusDelay { .. } => "status-delay",
             Fault::Hang { .. } => "hang",
             Fault::Panic { .. } => "panic",
+            Fault::Stuck { .. } => "stuck",
         }
     }
 
@@ -606,6 +614,12 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
             }
             Fault::Panic { nth_drain } if nth_drain == n => {
                 panic!("injected fault: panic in drain {n}")
+            }
+            Fault::Stuck { nth_drain } if nth_drain == n => {
+                self.fired = true;
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
+                }
             }
             _ => {}
         }
