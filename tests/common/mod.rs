@@ -12,7 +12,16 @@ pub fn config(name: &str) -> HwConfig {
     config::by_name(name).unwrap_or_else(|| panic!("no configuration {name}"))
 }
 
+/// The reference every RTL-vs-golden test runs against: the campaign's,
+/// timed, so that ideal-I/O runs check every latch, start and retire cycle
+/// and the status register in every cycle (docs/timing.md). A test that
+/// wants the untimed interpreter says why and uses [`untimed_golden`].
 pub fn golden(cfg: &HwConfig) -> Golden {
+    pccx_cosim::env::models::reference_golden(cfg)
+}
+
+/// The golden interpreter without its timing part: it predicts no cycle.
+pub fn untimed_golden(cfg: &HwConfig) -> Golden {
     Golden::new(GoldenConfig {
         l2_words: cfg.l2_words,
     })
