@@ -138,8 +138,8 @@ package pccx_cvo_pkg;
     logic [31:0]  u;          // U = fix24(u) < 2^28
     logic [127:0] uuh;        // U * U * HALF_LOG2E_Q40 < 2^96
     logic signed [63:0] q;    // Q < 2^40
-    logic [10:0]  k;          // U >> 18 < 1024; k + 1 <= 1024, the table's last entry
-    logic [17:0]  r;
+    logic [12:0]  k;          // U >> 16 < 4096; k + 1 <= 4096, the table's last entry
+    logic [15:0]  r;
     logic signed [63:0] d0, dd, d;
     logic signed [95:0] dprod;  // (GELU_D[k+1] - GELU_D[k]) * r
     exp2q_t e2;
@@ -153,12 +153,12 @@ package pccx_cvo_pkg;
     u     = fix24(x);
     uuh   = 128'(u) * 128'(u) * 128'(HALF_LOG2E_Q40);
     q     = $signed(64'(uuh >> 56));
-    k     = 11'(u >> 18);
-    r     = u[17:0];
+    k     = 13'(u >> 16);
+    r     = u[15:0];
     d0    = GELU_D[k];
-    dd    = GELU_D[k + 11'd1] - d0;
-    dprod = 96'(dd) * $signed({78'd0, r});
-    d     = d0 + 64'(dprod >>> 18);
+    dd    = GELU_D[k + 13'd1] - d0;
+    dprod = 96'(dd) * $signed({80'd0, r});
+    d     = d0 + 64'(dprod >>> 16);
     e2    = exp2q(-(q + d));
     // -u * Phi(-u): a product, accurate down to the underflow.
     if (x[15]) return round_u128(1'b1, 128'(bf16_mant(x)) * 128'(e2.p), ex + int'(e2.n) - 32);

@@ -7,6 +7,10 @@ use crate::numerics::bf16::{round_exact, Bf16, Value};
 
 const Q32_MASK: i64 = (1 << 32) - 1;
 
+/// Bits of `U` (Q24) below a step of the GELU_D table (every 1/256): the
+/// interpolation weight.
+pub(super) const GELU_R_BITS: u32 = 16;
+
 /// `2^(t / 2^32) ~= P * 2^(n - 32)`, `P` in `[2^32, 2^33)`: a 64-entry
 /// table for the top 6 fraction bits, `e^z` to degree 3 for the rest.
 pub fn exp2q(t: i64) -> (i64, u64) {
@@ -51,7 +55,7 @@ pub fn exp(x: Bf16) -> Bf16 {
 }
 
 /// GELU: `x * Phi(x)` with `Phi(-u) = 2^-(u^2 log2(e) / 2 + D(u))` and `D`
-/// interpolated from a table every 1/64.
+/// interpolated from a table every 1/256.
 pub fn gelu(x: Bf16) -> Bf16 {
     match x.value() {
         Value::Nan => return Bf16::NAN,
@@ -67,9 +71,9 @@ pub fn gelu(x: Bf16) -> Bf16 {
     }
     let u = fix24(mant, e);
     let q = ((u128::from(u) * u128::from(u) * HALF_LOG2E_Q40 as u128) >> 56) as i64;
-    let k = (u >> 18) as usize;
-    let r = (u & ((1 << 18) - 1)) as i64;
-    let d = GELU_D[k] + (((GELU_D[k + 1] - GELU_D[k]) * r) >> 18);
+    let k = (u >> GELU_R_BITS) as usize;
+    let r = (u & ((1 << GELU_R_BITS) - 1)) as i64;
+    let d = GELU_D[k] + (((GELU_D[k + 1] - GELU_D[k]) * r) >> GELU_R_BITS);
     let (n, p) = exp2q(-(q + d));
     if negative {
         // -u * Phi(-u): a product, so the tail keeps its relative accuracy.

@@ -183,7 +183,8 @@ fn every_table_entry_matches_an_f64_recomputation() {
     near("LN2_Q32", 0, LN2_Q32, LN_2 * q(32));
     near("INV6_Q32", 0, INV6_Q32, q(32) / 6.0);
     for (k, &v) in GELU_D.iter().enumerate() {
-        let u = k as f64 / 64.0;
+        // One step of the table is 2^GELU_R_BITS units of U (Q24).
+        let u = k as f64 / f64::from(1u32 << (24 - super::exp::GELU_R_BITS));
         let tail = unsafe { erfc(u / SQRT_2) } / 2.0; // Phi(-u)
         let d = -tail.log2() - u * u * LOG2_E / 2.0;
         // The subtraction loses up to 2^-44 relative of u^2 log2(e)/2 <=
