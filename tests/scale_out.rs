@@ -434,6 +434,12 @@ fn a_seed_past_its_timeout_is_a_timeout_and_the_campaign_goes_on() {
     let out_text = text(&o.stdout);
     assert_eq!(out_text.matches(": TIMEOUT: ").count(), 3, "{out_text}");
     assert!(out_text.contains("3 timed out"), "{out_text}");
+    assert!(
+        out_text.contains(
+            "reproduce: pccx-cosim --seed 2 --instrs 400 --config tiny --seed-timeout 0.0001"
+        ),
+        "{out_text}"
+    );
     let report = read_json(&json);
     for r in report["results"].as_array().unwrap() {
         assert_eq!(r["verdict"], "timeout", "{r}");

@@ -679,6 +679,14 @@ fn progress_bar(count: u64) -> Option<ProgressBar> {
 fn print_result(r: &campaign::SeedResult, options: &CampaignOptions, args: &RunArgs) {
     say!("{}", r.line());
     if let (None, Some(campaign::ModelFailure::Timeout(_))) = (&r.mismatch, &r.failure) {
+        let c = options.config.name;
+        let limit = args.seed_timeout.map_or(0.0, |d| d.as_secs_f64());
+        say!(
+            "    reproduce: pccx-cosim --seed {} --instrs {} --config {c}{} --seed-timeout {limit}",
+            r.seed,
+            options.instrs,
+            reproduce_flags(args)
+        );
         if let Some(path) = &r.artefacts.repro {
             say!(
                 "    repro: {}   (replay: pccx-cosim replay {}, under the same limit)",
