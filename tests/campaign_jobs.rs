@@ -36,6 +36,7 @@ fn options(config: &str, count: u64) -> CampaignOptions {
         timing: None,
         shard: None,
         skip: Default::default(),
+        random_init: true,
     }
 }
 

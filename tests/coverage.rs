@@ -28,6 +28,7 @@ fn campaign(name: &str, first: u64, count: u64) -> Coverage {
         timing: None,
         shard: None,
         skip: Default::default(),
+        random_init: true,
     };
     let mut probe = Probe::new(models::reference_golden(&cfg));
     let mut dut = models::open_reference(&cfg);

@@ -402,6 +402,12 @@ pub trait SimControls {
     /// there are none (a model built without coverage).
     fn write_coverage(&mut self, path: &std::path::Path) -> Result<(), String>;
 
+    /// From the next reset on, the design's state before each reset is
+    /// drawn from `seed` (everything but L2), as silicon powers up; `None`:
+    /// whatever it holds (zero in a fresh simulation). A model without such
+    /// state ignores it.
+    fn set_initial_state(&mut self, _seed: Option<u64>) {}
+
     /// A flag that, once set by another thread, makes the model's next
     /// wait return `ModelError::Abandoned` (a wall-clock limit per seed:
     /// a model cannot be stopped from outside otherwise). `None` removes

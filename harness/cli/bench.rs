@@ -164,6 +164,7 @@ fn bench_campaign(
         timing: None,
         shard: None,
         skip: Default::default(),
+        random_init: true,
     };
     // In turn within each run, so that a change in the machine's load
     // falls on all three alike; the ratios are taken within a run.

@@ -115,6 +115,20 @@ pub(super) struct RunArgs {
     /// but wall time.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// The RTL's registers, FIFOs and buffers before each case's reset:
+    /// `random`, drawn from the seed (everything but L2, which the images
+    /// set), or `zero`. Random costs time per seed (docs/harness.md).
+    #[arg(long, value_enum, default_value_t = InitialState::Random)]
+    initial_state: InitialState,
+}
+
+/// The RTL's state before each case's reset (`--initial-state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InitialState {
+    /// Drawn from the case's seed, as silicon powers up (docs/harness.md).
+    Random,
+    /// Zero everywhere, as a plain simulation starts.
+    Zero,
 }
 
 /// The DUT's host I/O (`--io`).
@@ -138,6 +152,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         timing: args.timing,
         shard: args.shard,
         skip: BTreeSet::new(),
+        random_init: args.initial_state == InitialState::Random,
     };
     if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
         return Err(Failure::Message(format!(
@@ -486,6 +501,11 @@ fn identity(args: &RunArgs) -> RunIdentity {
         timing: args.timing.map(|t| t.name().to_string()),
         dut: args.dut.name().into(),
         inject_fault: args.inject_fault.clone(),
+        initial_state: match args.initial_state {
+            InitialState::Random => "random",
+            InitialState::Zero => "zero",
+        }
+        .into(),
     }
 }
 
@@ -625,6 +645,9 @@ fn reproduce_flags(args: &RunArgs) -> String {
     }
     if let Some(fault) = &args.inject_fault {
         flags += &format!(" --inject-fault {fault}");
+    }
+    if args.initial_state == InitialState::Zero {
+        flags += " --initial-state zero";
     }
     flags
 }

@@ -31,6 +31,9 @@ pub struct CampaignOptions {
     pub shard: Option<Shard>,
     /// Seeds not to run (those a resumed run's results already hold).
     pub skip: BTreeSet<u64>,
+    /// The RTL's state before each reset drawn from the seed (`false`:
+    /// zeroed, a plain simulation's); [`GenOptions::random_init`].
+    pub random_init: bool,
 }
 
 /// Shard `index` of `count`: the seeds `first_seed + k` with
@@ -82,6 +85,7 @@ impl CampaignOptions {
     pub fn gen_options(&self) -> GenOptions {
         GenOptions {
             stall_io: self.stall_io,
+            random_init: self.random_init,
             ..GenOptions::for_config(&self.config, self.instrs)
         }
     }
@@ -836,6 +840,7 @@ mod tests {
                 timing: None,
                 shard: None,
                 skip: BTreeSet::new(),
+                random_init: true,
             },
             reference_model: "golden".into(),
             dut_model: "rtl".into(),

@@ -37,6 +37,14 @@ pub struct RunIdentity {
     /// `rtl` or `golden`.
     pub dut: String,
     pub inject_fault: Option<String>,
+    /// `random` or `zero` (`--initial-state`); headers written before it
+    /// existed ran from zeroed state.
+    #[serde(default = "zero_state")]
+    pub initial_state: String,
+}
+
+fn zero_state() -> String {
+    "zero".into()
 }
 
 impl RunIdentity {
@@ -60,6 +68,11 @@ impl RunIdentity {
                 "inject_fault",
                 show(&self.inject_fault),
                 show(&other.inject_fault),
+            ),
+            (
+                "initial_state",
+                self.initial_state.clone(),
+                other.initial_state.clone(),
             ),
         ];
         fields
@@ -491,6 +504,7 @@ mod tests {
             timing: None,
             dut: "rtl".into(),
             inject_fault: None,
+            initial_state: "random".into(),
         };
         assert_eq!(a.difference(&a.clone()), None);
         let b = RunIdentity {

@@ -245,6 +245,9 @@ fn command(identity: &RunIdentity, shard: Option<&str>, dir: &str) -> String {
     if let Some(f) = &identity.inject_fault {
         c += &format!(" --inject-fault {f}");
     }
+    if identity.initial_state == "zero" {
+        c += " --initial-state zero";
+    }
     if let Some(s) = shard {
         c += &format!(" --shard {s}");
     }

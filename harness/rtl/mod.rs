@@ -80,6 +80,9 @@ pub struct RtlModel {
     /// Set by another thread when the seed's wall-clock limit passes
     /// (SimControls::set_abandon_flag): the next wait gives up.
     abandon: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The seed of the design's state before each reset
+    /// (SimControls::set_initial_state); `None`: as it is.
+    initial_state: Option<u64>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -189,6 +192,7 @@ impl RtlModel {
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
             wait_deadline: None,
             abandon: None,
+            initial_state: None,
             write_skew: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
@@ -632,9 +636,19 @@ impl NpuModel for RtlModel {
     }
 
     fn reset(&mut self) -> Result<(), ModelError> {
-        let reset = self.ops.reset.expect("shim reset");
-        // SAFETY: `sim` is live.
-        unsafe { reset(self.sim) };
+        match self.initial_state {
+            Some(seed) => {
+                // Random state, then the reset sequence (one shim call).
+                let randomize = self.ops.randomize_state.expect("shim randomize_state");
+                // SAFETY: `sim` is live.
+                unsafe { randomize(self.sim, seed) };
+            }
+            None => {
+                let reset = self.ops.reset.expect("shim reset");
+                // SAFETY: `sim` is live.
+                unsafe { reset(self.sim) };
+            }
+        }
         self.inputs = pccx_inputs::default();
         self.outputs = pccx_outputs::default();
         self.cycle = 0;
@@ -864,6 +878,10 @@ impl Clocked for RtlModel {
 }
 
 impl SimControls for RtlModel {
+    fn set_initial_state(&mut self, seed: Option<u64>) {
+        self.initial_state = seed;
+    }
+
     fn set_abandon_flag(&mut self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
         self.abandon = flag;
     }

@@ -383,6 +383,7 @@ impl<'a> Run<'a> {
         for m in [&mut *self.a, &mut *self.b] {
             if let Some(sim) = m.sim_controls() {
                 sim.set_io_stalls(stalls);
+                sim.set_initial_state(case.initial_state_seed());
             }
             m.set_weight_source(weights.clone());
             call(m, |m| m.reset())?;

@@ -119,6 +119,14 @@ pub struct GenOptions {
     /// Files written before stall I/O existed ran with ideal I/O.
     #[serde(default)]
     pub stall_io: bool,
+    /// Randomized initial state: before each case's reset the DUT's
+    /// registers, FIFOs and buffers (everything but L2, which the images
+    /// set) take values drawn from [`TestCase::initial_state_seed`], as
+    /// silicon powers up, instead of the zeros a simulator starts from; a
+    /// register that needs a reset and lacks one then shows. Files written
+    /// before it ran from zeroed state.
+    #[serde(default)]
+    pub random_init: bool,
 }
 
 /// The defaults of [`GenOptions`] fields newer than some files.
@@ -162,6 +170,7 @@ impl GenOptions {
             mat_chain_pct: 25,
             mat_prefix_pct: 15,
             stall_io: false,
+            random_init: true,
         }
     }
 
@@ -244,6 +253,14 @@ impl TestCase {
                 },
             )
         }
+    }
+
+    /// The seed of the DUT's state before reset, with randomized initial
+    /// state: a function of the case's seed, so a seed alone reproduces it.
+    pub fn initial_state_seed(&self) -> Option<u64> {
+        self.options
+            .random_init
+            .then_some(self.seed ^ 0x494E_4954_5354_4154)
     }
 
     /// The seed of the host stall schedule, under stall I/O: a function of

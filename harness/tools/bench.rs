@@ -43,6 +43,7 @@ pub fn rtl_alone(rtl: &mut dyn NpuModel, cases: &[TestCase]) -> Result<Throughpu
     for case in cases {
         if let Some(sim) = rtl.sim_controls() {
             sim.set_io_stalls(case.io_stall_seed());
+            sim.set_initial_state(case.initial_state_seed());
         }
         rtl.set_weight_source(case.weight_source());
         rtl.reset()?;

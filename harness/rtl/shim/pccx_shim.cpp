@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "verilated.h"
 #if VM_TRACE_FST
@@ -26,6 +28,11 @@
 
 #include PCCX_STR(PCCX_PREFIX.h)
 #include PCCX_STR(PCCX_CAT(PCCX_PREFIX, ___024root.h))
+#include PCCX_STR(PCCX_CAT(PCCX_PREFIX, __Syms.h))
+
+// Verilator's own reset of every variable, which the constructor calls
+// (5.006: a function of the root class's files, not declared in a header).
+void PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(PCCX_ROOT *vlSelf);
 
 namespace {
 
@@ -270,10 +277,37 @@ const uint8_t *l2_data(void *sim) {
   return reinterpret_cast<const uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
 }
 
+void randomize_state(void *sim, uint64_t seed) {
+  Sim *s = static_cast<Sim *>(sim);
+  PCCX_ROOT *root = s->top->rootp;
+  // Verilator's random draws come from a thread-local generator reseeded
+  // whenever any context's seed changes (a global epoch): one model at a
+  // time, so that another worker's reseed cannot fall in the middle.
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> guard(one_at_a_time);
+  Verilated::threadContextp(s->context.get());
+  // The words of L2 as l2_data lends them: PCCX_L2_WORDS of 16 bytes.
+  uint8_t *l2 = reinterpret_cast<uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
+  const size_t l2_bytes = size_t{PCCX_L2_WORDS} * 16;
+  std::vector<uint8_t> kept(l2, l2 + l2_bytes);
+  // 0 means "a random seed" to Verilator: never pass it.
+  uint32_t folded = static_cast<uint32_t>(seed ^ (seed >> 32));
+  s->context->randReset(2);
+  s->context->randSeed(static_cast<int>(folded == 0 ? 1u : folded));
+  PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(root);
+  s->context->randReset(0);
+  root->vlSymsp->__Vm_didInit = false;
+  // Verilator's own temporaries are random now too, among them the
+  // pending non-blocking writes of L2 (address, data, "set" flag): the
+  // reset's clock edges carry them out. L2's words go back after that.
+  reset(sim);
+  std::memcpy(l2, kept.data(), l2_bytes);
+}
+
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
-    coverage_write,        l2_data,
+    coverage_write,        l2_data,       randomize_state,
 };
 
 }  // namespace

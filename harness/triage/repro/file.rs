@@ -20,8 +20,11 @@ use serde_json::Value;
 pub const FORMAT: &str = "pccx-cosim repro";
 /// The `version` field: bumped when a field changes meaning. Version 2
 /// added `images.rule` and the windows; a version-1 file is read as the
-/// whole rule it was written under.
-pub const VERSION: u64 = 2;
+/// whole rule it was written under. Version 3 added
+/// `gen_options.random_init` (the RTL's state before reset drawn from the
+/// seed) and `seed_timeout_seconds`; older files ran from zeroed state, and
+/// an older build must not replay a newer file from the wrong state.
+pub const VERSION: u64 = 3;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u64 = 1;
 
