@@ -52,6 +52,19 @@ fn without_wall(v: &Value) -> Value {
 
 const WAIT: [&str; 4] = ["--wait", "--poll", "1", "--wait-timeout"];
 
+/// Fails at once, saying what to do, when no controller answers (rather
+/// than after every wait's deadline).
+fn require_cluster() {
+    let up = Command::new("sinfo")
+        .args(["-h", "-o", "%T"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        up,
+        "no Slurm controller answers `sinfo`: start one with `bash scripts/slurm-local.sh start`"
+    );
+}
+
 #[test]
 fn dry_run_writes_the_array_script_and_submits_nothing() {
     let dir = scratch("dry");
@@ -116,6 +129,7 @@ fn dry_run_writes_the_array_script_and_submits_nothing() {
 #[test]
 #[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
 fn a_four_shard_array_merges_into_the_unsharded_report() {
+    require_cluster();
     let dir = scratch("four");
     let whole = dir.join("whole.json");
     let o = cosim(&[
@@ -184,6 +198,7 @@ fn a_four_shard_array_merges_into_the_unsharded_report() {
 #[test]
 #[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
 fn a_task_killed_mid_run_is_resumed_and_every_seed_is_recorded_once() {
+    require_cluster();
     let dir = scratch("kill");
     let run = dir.join("run");
     let count = 1500u64;
@@ -266,6 +281,7 @@ fn a_task_killed_mid_run_is_resumed_and_every_seed_is_recorded_once() {
 #[test]
 #[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
 fn a_shard_that_exits_with_an_error_shows_as_failed() {
+    require_cluster();
     let dir = scratch("failed");
     let run = dir.join("run");
     // The `hang` fault stops a campaign at its second seed with an
@@ -303,6 +319,7 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
 #[test]
 #[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
 fn a_mutation_run_as_an_array_merges_its_shards() {
+    require_cluster();
     let dir = scratch("mutate");
     let ids: Vec<String> = std::fs::read_to_string("hw/mutants/curated.txt")
         .unwrap()
@@ -349,6 +366,7 @@ fn a_mutation_run_as_an_array_merges_its_shards() {
 #[test]
 #[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
 fn a_cancelled_job_shows_its_tasks_cancelled_and_what_is_missing() {
+    require_cluster();
     let dir = scratch("cancel");
     let run = dir.join("run");
     let o = cosim(&[
