@@ -355,23 +355,7 @@ fn open_store(
     resume: bool,
 ) -> Result<(Vec<MutantRecord>, journal::Journal), Failure> {
     let message = Failure::Message;
-    let results = dir.join(journal::RESULTS_FILE);
-    let read = journal::read_journal::<MutantRecord>(&results).map_err(message)?;
-    let read = if !read.records.is_empty() && !resume {
-        let previous = dir.join(journal::PREVIOUS_RESULTS_FILE);
-        std::fs::rename(&results, &previous).map_err(|e| {
-            Failure::Message(format!("{}: cannot move aside: {e}", results.display()))
-        })?;
-        eprintln!(
-            "pccx-cosim: {} held {} records of an earlier run: moved to {}",
-            results.display(),
-            read.records.len(),
-            previous.display()
-        );
-        journal::ReadRecords::default()
-    } else {
-        read
-    };
+    let (read, notes) = journal::read_for_run::<MutantRecord>(dir, resume).map_err(message)?;
     if resume {
         if let Some(old) =
             journal::read_header::<MutateHeader>(dir, MUTATE_FILE).map_err(message)?
@@ -394,6 +378,9 @@ fn open_store(
             }
             header.runs = old.runs;
         }
+    }
+    for note in &notes {
+        eprintln!("pccx-cosim: {note}");
     }
     let journal = journal::Journal::open(dir, read.whole_len).map_err(message)?;
     header.runs.push(journal::this_run());

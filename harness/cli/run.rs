@@ -529,28 +529,11 @@ impl RunStore {
         resume: bool,
     ) -> Result<RunStore, Failure> {
         let message = Failure::Message;
-        let results = dir.join(journal::RESULTS_FILE);
-        let read = journal::read_records(&results).map_err(message)?;
+        let (read, notes) =
+            journal::read_for_run::<crate::regress::results::SeedRecord>(dir, resume)
+                .map_err(message)?;
         let existing = CampaignHeader::read(dir).map_err(message)?;
         let shard_text = shard.map(|s| s.to_string());
-        // A fresh run in a directory with records keeps the last ones
-        // beside it, one generation, rather than lose them.
-        let read = if !read.records.is_empty() && !resume {
-            let previous = dir.join(journal::PREVIOUS_RESULTS_FILE);
-            std::fs::rename(&results, &previous).map_err(|e| {
-                Failure::Message(format!("{}: cannot move aside: {e}", results.display()))
-            })?;
-            eprintln!(
-                "pccx-cosim: {} held {} records of an earlier run: moved to {} (--resume \
-                 continues a run instead)",
-                results.display(),
-                read.records.len(),
-                previous.display()
-            );
-            journal::ReadRecords::default()
-        } else {
-            read
-        };
         let mut header = match existing {
             Some(h) if resume => {
                 if let Some(d) = identity.difference(&h.identity) {
@@ -571,19 +554,8 @@ impl RunStore {
             }
             _ => CampaignHeader::new(identity, shard_text),
         };
-        if read.torn_tail {
-            eprintln!(
-                "pccx-cosim: {}: its last line was cut off (a kill while it was written); \
-                 that seed runs again",
-                results.display()
-            );
-        }
-        if read.duplicates > 0 {
-            eprintln!(
-                "pccx-cosim: {}: {} records repeat a seed and are ignored",
-                results.display(),
-                read.duplicates
-            );
+        for note in &notes {
+            eprintln!("pccx-cosim: {note}");
         }
         let journal = Journal::open(dir, read.whole_len).map_err(message)?;
         header.runs.push(journal::this_run());

@@ -335,6 +335,48 @@ pub fn read_journal<R: Record>(path: &Path) -> Result<ReadRecords<R>, String> {
     Ok(read)
 }
 
+/// The records a run in `dir` starts from, and what it should say about
+/// them: with `resume`, the records of `DIR/results.jsonl`; without, none,
+/// the records there (if any) moved to `results.previous.jsonl`, one
+/// generation, rather than lost. The notes name a torn last line (the
+/// record a kill cut off runs again), repeated keys, and a move.
+pub fn read_for_run<R: Record>(
+    dir: &Path,
+    resume: bool,
+) -> Result<(ReadRecords<R>, Vec<String>), String> {
+    let results = dir.join(RESULTS_FILE);
+    let read = read_journal::<R>(&results)?;
+    let mut notes = Vec::new();
+    if !read.records.is_empty() && !resume {
+        let previous = dir.join(PREVIOUS_RESULTS_FILE);
+        std::fs::rename(&results, &previous)
+            .map_err(|e| format!("{}: cannot move aside: {e}", results.display()))?;
+        notes.push(format!(
+            "{} held {} records of an earlier run: moved to {} (--resume continues a run \
+             instead)",
+            results.display(),
+            read.records.len(),
+            previous.display()
+        ));
+        return Ok((ReadRecords::default(), notes));
+    }
+    if read.torn_tail {
+        notes.push(format!(
+            "{}: its last line was cut off (a kill while it was written); the run it \
+             recorded runs again",
+            results.display()
+        ));
+    }
+    if read.duplicates > 0 {
+        notes.push(format!(
+            "{}: {} records repeat a key and are ignored",
+            results.display(),
+            read.duplicates
+        ));
+    }
+    Ok((read, notes))
+}
+
 /// `results.jsonl` open for appending.
 pub struct Journal {
     file: File,
