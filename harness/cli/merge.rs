@@ -181,17 +181,9 @@ fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
             .iter()
             .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
             .collect();
-        if let Some(Some(first)) = shards.first() {
-            for index in 0..first.count {
-                let shard = Shard {
-                    index,
-                    count: first.count,
-                };
-                if !shards.contains(&Some(shard)) {
-                    let c = m.rerun_command(std::path::Path::new("DIR"), Some(&shard.to_string()));
-                    say!("    {c}   (shard {shard}: no directory given)");
-                }
-            }
+        for shard in Shard::absent_from(&shards) {
+            let c = m.rerun_command(std::path::Path::new("DIR"), Some(&shard.to_string()));
+            say!("    {c}   (shard {shard}: no directory given)");
         }
     }
     if let Some(path) = &args.json {

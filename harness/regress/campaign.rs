@@ -49,6 +49,28 @@ impl Shard {
     pub fn holds(self, k: u64) -> bool {
         k % self.count == self.index
     }
+
+    /// The shards missing from `given` (the shards of directories being
+    /// merged): those of the count every one of them shares that none of
+    /// them is. None when some directory is no shard or the counts differ.
+    pub fn absent_from(given: &[Option<Shard>]) -> Vec<Shard> {
+        let Some(Some(first)) = given.first() else {
+            return Vec::new();
+        };
+        if !given
+            .iter()
+            .all(|s| s.is_some_and(|s| s.count == first.count))
+        {
+            return Vec::new();
+        }
+        (0..first.count)
+            .map(|index| Shard {
+                index,
+                count: first.count,
+            })
+            .filter(|shard| !given.contains(&Some(*shard)))
+            .collect()
+    }
 }
 
 impl std::fmt::Display for Shard {
@@ -147,31 +169,10 @@ impl ModelFailure {
 }
 
 impl SeedResult {
-    /// The one-line verdict the CLI prints.
+    /// The one-line verdict the CLI prints: its record's
+    /// ([`SeedRecord::line`](crate::regress::results::SeedRecord::line)).
     pub fn line(&self) -> String {
-        match &self.mismatch {
-            None if self.failure.is_some() => crate::regress::results::SeedRecord::of(self).line(),
-            None => {
-                let cycles = self
-                    .cycles
-                    .map(|c| format!(", {c} cycles"))
-                    .unwrap_or_default();
-                format!(
-                    "seed {}: ok, {} instrs{cycles}",
-                    self.seed, self.instructions
-                )
-            }
-            Some(m) => {
-                let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
-                let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
-                format!(
-                    "seed {}: MISMATCH {}{at}{cycle}: {}",
-                    self.seed,
-                    m.kind,
-                    m.detail()
-                )
-            }
-        }
+        crate::regress::results::SeedRecord::of(self).line()
     }
 
     pub fn signature(&self) -> Option<Signature> {
@@ -891,6 +892,13 @@ mod tests {
             })
             .collect();
         assert_eq!(shards, [vec![5, 8, 11], vec![6, 9, 12], vec![10]]);
+        let shard = |index, count| Some(Shard { index, count });
+        assert_eq!(
+            Shard::absent_from(&[shard(0, 4), shard(2, 4)]),
+            [Shard { index: 1, count: 4 }, Shard { index: 3, count: 4 }]
+        );
+        assert_eq!(Shard::absent_from(&[shard(0, 4), shard(1, 3)]), []);
+        assert_eq!(Shard::absent_from(&[shard(0, 2), None]), []);
         assert_eq!(report(vec![result(0, None)]).signature_text(), None);
     }
 }

@@ -150,27 +150,11 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
         .iter()
         .map(|d: &DirStatus| d.shard.as_deref().and_then(|s| s.parse().ok()))
         .collect();
-    let mut absent_shards = Vec::new();
-    if let Some(Some(first)) = shards.first() {
-        if shards
-            .iter()
-            .all(|s| s.is_some_and(|s| s.count == first.count))
-        {
-            for index in 0..first.count {
-                let shard = Shard {
-                    index,
-                    count: first.count,
-                };
-                if shards.contains(&Some(shard)) {
-                    continue;
-                }
-                let seeds: Vec<u64> = missing_of(&campaign_seeds, Some(shard), &seen);
-                if !seeds.is_empty() {
-                    absent_shards.push((shard, seeds));
-                }
-            }
-        }
-    }
+    let absent_shards = Shard::absent_from(&shards)
+        .into_iter()
+        .map(|shard| (shard, missing_of(&campaign_seeds, Some(shard), &seen)))
+        .filter(|(_, seeds)| !seeds.is_empty())
+        .collect();
     let (reference, dut) = models.unwrap_or_else(|| ("?".into(), "?".into()));
     let file = CampaignFile::from_records(
         RunFacts {
