@@ -42,6 +42,9 @@ struct Sim {
 #if VM_TRACE_FST
   std::unique_ptr<VerilatedFstC> wave;  // open only inside a waveform window
 #endif
+  // L2's words while randomize_state runs: kept from case to case, so a
+  // seed does not allocate (and fault in) a copy of L2.
+  std::vector<uint8_t> l2_kept;
 };
 
 inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); }
@@ -289,7 +292,7 @@ void randomize_state(void *sim, uint64_t seed) {
   // The words of L2 as l2_data lends them: PCCX_L2_WORDS of 16 bytes.
   uint8_t *l2 = reinterpret_cast<uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
   const size_t l2_bytes = size_t{PCCX_L2_WORDS} * 16;
-  std::vector<uint8_t> kept(l2, l2 + l2_bytes);
+  s->l2_kept.assign(l2, l2 + l2_bytes);
   // 0 means "a random seed" to Verilator: never pass it.
   uint32_t folded = static_cast<uint32_t>(seed ^ (seed >> 32));
   s->context->randReset(2);
@@ -301,7 +304,7 @@ void randomize_state(void *sim, uint64_t seed) {
   // pending non-blocking writes of L2 (address, data, "set" flag): the
   // reset's clock edges carry them out. L2's words go back after that.
   reset(sim);
-  std::memcpy(l2, kept.data(), l2_bytes);
+  std::memcpy(l2, s->l2_kept.data(), l2_bytes);
 }
 
 const pccx_sim_ops ops = {
