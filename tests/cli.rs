@@ -1,8 +1,11 @@
 //! The `pccx-cosim` binary: disasm, asm, gen, campaigns and exit codes.
 
+mod support;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use support::without_wall;
 
 fn cosim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
@@ -875,21 +878,6 @@ fn the_reproduce_line_repeats_the_injected_fault() {
     let mut args = args;
     args.extend(["--no-shrink", "--out", dir.to_str().unwrap()]);
     assert_eq!(cosim(&args).status.code(), Some(1));
-}
-
-/// A campaign file with its wall times and rates removed: what workers may
-/// not change.
-fn without_wall(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
-                .map(|(k, x)| (k.clone(), without_wall(x)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
-        other => other.clone(),
-    }
 }
 
 #[test]

@@ -2,39 +2,13 @@
 //! as seeds finish, `--resume`, SIGTERM, `--shard`, `merge`, `--seed-timeout`
 //! (docs/scale-out.md). Every campaign here runs the real RTL (`tiny`).
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
-}
-
-fn cosim(args: &[&str]) -> Output {
-    bin().args(args).output().expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A directory of this test's own, empty.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pccx-scale-out-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn read_json(path: &Path) -> Value {
-    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&t).unwrap()
-}
+use support::{bin, cosim, curated_ids, read_json, s, scratch, text, without_wall};
 
 /// Every line of `DIR/results.jsonl`, each a whole JSON object.
 fn records(dir: &Path) -> Vec<Value> {
@@ -43,21 +17,6 @@ fn records(dir: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("a torn line `{l}`: {e}")))
         .collect()
-}
-
-/// A report with wall times and rates removed: what runs of the same seeds
-/// must agree on.
-fn without_wall(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
-                .map(|(k, x)| (k.clone(), without_wall(x)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
-        other => other.clone(),
-    }
 }
 
 /// Starts a campaign in the background.
@@ -493,13 +452,7 @@ fn a_seed_past_its_timeout_is_a_timeout_and_the_campaign_goes_on() {
 fn a_killed_mutation_run_resumes_and_its_shards_merge() {
     let dir = scratch("mutate");
     // Two mutants the curated set kills.
-    let ids: Vec<String> = std::fs::read_to_string("hw/mutants/curated.txt")
-        .unwrap()
-        .lines()
-        .map(|l| l.split('#').next().unwrap().trim().to_string())
-        .filter(|l| !l.is_empty())
-        .take(2)
-        .collect();
+    let ids = curated_ids(2);
     let list = dir.join("ids.txt");
     std::fs::write(&list, ids.join("\n") + "\n").unwrap();
     let run = |out: &Path, extra: &[&str]| {

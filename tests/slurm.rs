@@ -4,51 +4,12 @@
 //! test`; `.ci/run` starts a one-node cluster (`scripts/slurm-local.sh
 //! start`) and runs them with `--ignored`.
 
-use serde_json::Value;
+mod support;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn cosim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pccx-slurm-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn read_json(path: &Path) -> Value {
-    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&t).unwrap()
-}
-
-fn without_wall(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !k.contains("wall") && !k.contains("per_second"))
-                .map(|(k, x)| (k.clone(), without_wall(x)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_wall).collect()),
-        other => other.clone(),
-    }
-}
+use support::{cosim, curated_ids, read_json, s, scratch, text, without_wall};
 
 const WAIT: [&str; 4] = ["--wait", "--poll", "1", "--wait-timeout"];
 
@@ -202,7 +163,7 @@ fn a_task_killed_mid_run_is_resumed_and_every_seed_is_recorded_once() {
     let dir = scratch("kill");
     let run = dir.join("run");
     let count = 1500u64;
-    let submit = Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+    let submit = support::bin()
         .args([
             "slurm",
             "submit",
@@ -321,13 +282,7 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
 fn a_mutation_run_as_an_array_merges_its_shards() {
     require_cluster();
     let dir = scratch("mutate");
-    let ids: Vec<String> = std::fs::read_to_string("hw/mutants/curated.txt")
-        .unwrap()
-        .lines()
-        .map(|l| l.split('#').next().unwrap().trim().to_string())
-        .filter(|l| !l.is_empty())
-        .take(2)
-        .collect();
+    let ids = curated_ids(2);
     let list = dir.join("ids.txt");
     std::fs::write(&list, ids.join("\n") + "\n").unwrap();
     let run = dir.join("run");
