@@ -40,7 +40,7 @@ const MIN_VERILATOR: (u32, u32) = (5, 6);
 /// The version of the build steps below, part of every cache key: bump it
 /// when a step changes what it produces (a flag, a file, an order), so that
 /// entries built the old way are not reused.
-const RECIPE: &str = "build.rs-1";
+const RECIPE: &str = "build.rs-2";
 
 /// Keys of a `.cfg` file that describe the configuration instead of setting
 /// an RTL parameter; they are not passed to Verilator.
@@ -522,8 +522,13 @@ impl Builder {
 
         // Slow (construction, initial) code at -O1, fast (eval) code at -O2;
         // both end in one archive because they reference each other.
-        let slow = verilated_build(&self.include, "1", coverage);
+        // Every file of the model, and the shim, draw a randomized initial
+        // state from the shim's generator (pccx_rand_reset.h says why).
+        let rand_reset = self.root.join("harness/rtl/shim/pccx_rand_reset.h");
+        let mut slow = verilated_build(&self.include, "1", coverage);
+        slow.flag("-include").flag(rand_reset.to_str().unwrap());
         let mut fast = verilated_build(&self.include, "2", coverage);
+        fast.flag("-include").flag(rand_reset.to_str().unwrap());
         fast.include(self.root.join("harness/rtl/shim"))
             .define("PCCX_PREFIX", prefix.as_str())
             .define("PCCX_CONFIG", name.as_str())

@@ -203,3 +203,23 @@ fn a_repro_written_before_the_serde_format_still_replays() {
     let back = Repro::from_json(&repro.to_json()).unwrap();
     assert_eq!(back, repro);
 }
+
+/// A version-3 file drew the RTL's initial state with Verilator's generator,
+/// which the shim's own replaced: it cannot replay that case exactly, and
+/// says so, naming the field and the seed to run again. The same file
+/// from zeroed state (random_init false) still reads.
+#[test]
+fn a_version_3_file_with_a_drawn_initial_state_is_refused_by_name() {
+    let dir = out_dir("v3");
+    let paths = campaign(&dir, Fault::by_name("retire-err").unwrap(), 7, 1, false);
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&paths[0]).unwrap()).unwrap();
+    assert_eq!(v["version"], 4);
+    assert_eq!(v["gen_options"]["random_init"], true);
+    v["version"] = 3.into();
+    let e = Repro::from_json(&v).unwrap_err();
+    assert_eq!(e.field, "gen_options.random_init", "{e}");
+    assert!(e.message.contains("run seed 7 again"), "{e}");
+    v["gen_options"]["random_init"] = false.into();
+    let repro = Repro::from_json(&v).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!repro.case.options.random_init);
+}

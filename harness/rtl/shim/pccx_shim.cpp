@@ -2,11 +2,10 @@
 // ABI of pccx_shim.h. build.rs compiles this file once per configuration
 // with PCCX_PREFIX (the Verilator --prefix) and PCCX_CONFIG (its name).
 #include "pccx_shim.h"
+// (pccx_rand_reset.h comes first, forced into every compile of a model.)
 
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 #include "verilated.h"
 #if VM_TRACE_FST
@@ -42,9 +41,6 @@ struct Sim {
 #if VM_TRACE_FST
   std::unique_ptr<VerilatedFstC> wave;  // open only inside a waveform window
 #endif
-  // L2's words while randomize_state runs: kept from case to case, so a
-  // seed does not allocate (and fault in) a copy of L2.
-  std::vector<uint8_t> l2_kept;
 };
 
 inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); }
@@ -56,6 +52,9 @@ void *create() {
   sim->context->traceEverOn(true);
 #endif
   sim->top.reset(new PCCX_TOP(sim->context.get(), "pccx"));
+  // The variable reset skips L2 (pccx_rand_reset.h): zero it here, once.
+  auto &l2 = sim->top->rootp->PCCX_L2_MEM;
+  std::memset(l2[0].data(), 0, size_t{PCCX_L2_WORDS} * sizeof(l2[0]));
   return sim;
 }
 
@@ -251,7 +250,7 @@ int coverage_write(void *sim, const char *path) {
 int l2_read(void *sim, uint32_t addr, uint32_t n, uint64_t *out) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
-  for (uint32_t i = 0; i < n; i++) get_wide128(root->pccx_top__DOT__u_l2__DOT__mem[addr + i], out + 2 * i);
+  for (uint32_t i = 0; i < n; i++) get_wide128(root->PCCX_L2_MEM[addr + i], out + 2 * i);
   return 0;
 }
 
@@ -259,7 +258,7 @@ int l2_write(void *sim, uint32_t addr, uint32_t n, const uint64_t *in) {
   // Safe as a direct write: only the L2 module reads `mem`, in clocked logic.
   PCCX_ROOT *root = top_of(sim)->rootp;
   if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
-  for (uint32_t i = 0; i < n; i++) set_wide128(root->pccx_top__DOT__u_l2__DOT__mem[addr + i], in + 2 * i);
+  for (uint32_t i = 0; i < n; i++) set_wide128(root->PCCX_L2_MEM[addr + i], in + 2 * i);
   return 0;
 }
 
@@ -277,34 +276,39 @@ uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max;
 static_assert(sizeof(VlWide<4>) == 16, "a 128-bit L2 word is 16 bytes");
 const uint8_t *l2_data(void *sim) {
   PCCX_ROOT *root = top_of(sim)->rootp;
-  return reinterpret_cast<const uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
+  return reinterpret_cast<const uint8_t *>(root->PCCX_L2_MEM[0].data());
 }
 
 void randomize_state(void *sim, uint64_t seed) {
   Sim *s = static_cast<Sim *>(sim);
-  PCCX_ROOT *root = s->top->rootp;
-  // Verilator's random draws come from a thread-local generator reseeded
-  // whenever any context's seed changes (a global epoch): one model at a
-  // time, so that another worker's reseed cannot fall in the middle.
-  static std::mutex one_at_a_time;
-  std::lock_guard<std::mutex> guard(one_at_a_time);
-  Verilated::threadContextp(s->context.get());
-  // The words of L2 as l2_data lends them: PCCX_L2_WORDS of 16 bytes.
-  uint8_t *l2 = reinterpret_cast<uint8_t *>(root->pccx_top__DOT__u_l2__DOT__mem[0].data());
-  const size_t l2_bytes = size_t{PCCX_L2_WORDS} * 16;
-  s->l2_kept.assign(l2, l2 + l2_bytes);
-  // 0 means "a random seed" to Verilator: never pass it.
-  uint32_t folded = static_cast<uint32_t>(seed ^ (seed >> 32));
-  s->context->randReset(2);
-  s->context->randSeed(static_cast<int>(folded == 0 ? 1u : folded));
+  PCCX_TOP *top = s->top.get();
+  PCCX_ROOT *root = top->rootp;
+  // The model's own variable reset, its VL_RAND_RESET_* drawing from this
+  // call's generator (pccx_rand_reset.h), which leaves L2's words alone.
+  pccx_draw::Draw draw{seed};
+  pccx_draw::current = &draw;
   PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(root);
-  s->context->randReset(0);
+  pccx_draw::current = nullptr;
+  // The next eval runs the design's static and initial code again (its
+  // constant assignments) and takes the inputs as they are for the edge
+  // detectors' previous values, which are random now too.
   root->vlSymsp->__Vm_didInit = false;
-  // Verilator's own temporaries are random now too, among them the
-  // pending non-blocking writes of L2 (address, data, "set" flag): the
-  // reset's clock edges carry them out. L2's words go back after that.
+  // Reset asserted before any clock edge: a rising edge with the drawn
+  // state and no reset would let that state act, e.g. write L2 through a
+  // random write enable. With clk low, the first eval settles, the second
+  // sees rst_n fall (the asynchronous resets), then `reset`'s sequence
+  // runs from there (its first edge, with rst_n high again, comes after
+  // every register with a reset has been reset).
+  top->s_awvalid = top->s_wvalid = top->s_arvalid = 0;
+  top->s_bready = top->s_rready = 0;
+  top->acp_req_ready = top->acp_rsp_valid = 0;
+  top->bd_tbl_we = top->bd_emax_we = 0;
+  top->clk = 0;
+  top->rst_n = 1;
+  top->eval();
+  top->rst_n = 0;
+  top->eval();
   reset(sim);
-  std::memcpy(l2, s->l2_kept.data(), l2_bytes);
 }
 
 const pccx_sim_ops ops = {

@@ -126,13 +126,13 @@ typedef struct pccx_sim_ops {
    * valid until the model is next ticked, written or destroyed. */
   const uint8_t *(*l2_data)(void *sim);
   /* Gives every variable of the design (registers, FIFOs, buffers, the
-   * ports) a value drawn from `seed`, as Verilator's randomized
-   * initialisation would at construction, except L2, whose words are kept:
-   * the state before a reset is then what silicon powers up with, not
-   * zero. The design's static and initial code runs again (its constant
-   * assignments), then the reset sequence of `reset`, which this op
-   * includes; L2's words are put back after it. Deterministic for a seed,
-   * whatever thread calls it. */
+   * ports) a value drawn from `seed` by the model's own variable reset,
+   * its draws from the shim's generator (pccx_rand_reset.h), except L2,
+   * whose words are left as they are: the state before a reset is then
+   * what silicon powers up with, not zero. Then, with no clock edge in
+   * between, reset is asserted and the sequence of `reset` runs; the
+   * design's static and initial code runs again at the first evaluation.
+   * Deterministic for a seed, whatever thread calls it; no lock. */
   void (*randomize_state)(void *sim, uint64_t seed);
 } pccx_sim_ops;
 

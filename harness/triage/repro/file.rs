@@ -24,7 +24,10 @@ pub const FORMAT: &str = "pccx-cosim repro";
 /// `gen_options.random_init` (the RTL's state before reset drawn from the
 /// seed) and `seed_timeout_seconds`; older files ran from zeroed state, and
 /// an older build must not replay a newer file from the wrong state.
-pub const VERSION: u64 = 3;
+/// Version 4 draws that state with the shim's own generator instead of
+/// Verilator's (docs/harness.md, "Initial state"): a version-3 file that
+/// drew one cannot be replayed exactly, and says so.
+pub const VERSION: u64 = 4;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u64 = 1;
 
@@ -397,6 +400,17 @@ impl ReproFile {
         let weight_seed = self
             .weight_stream
             .map_or(TestCase::weight_seed_of(self.seed), |w| w.seed.0);
+        if self.version == 3 && options.random_init {
+            return Err(FieldError::new(
+                "gen_options.random_init",
+                format!(
+                    "a version-3 file drew the RTL's initial state with Verilator's \
+                     generator, which this pccx-cosim no longer has, so it cannot replay \
+                     the case exactly; run seed {} again to write a version-{VERSION} file",
+                    self.seed
+                ),
+            ));
+        }
         let image = self.images.rule(self.version)?;
         let case = TestCase {
             seed: self.seed,

@@ -1,0 +1,89 @@
+// pccx_rand_reset.h: the shim's own generator behind Verilator's
+// VL_RAND_RESET_{I,Q,W}, forced into every compile of a model (`-include`).
+//
+// Why not Verilator's own draw (randReset(2) + randSeed): on 5.006 its
+// generator is per thread but reseeds whenever *any* context's seed changes
+// (one global epoch), so two workers drawing at once disturb each other
+// unless one lock serialises every draw; and it draws every word of L2
+// (1.8 MB on kv260) only for the harness to put them back. Here each draw
+// reads a generator owned by the call (`pccx_draw::current`, set by the
+// shim's randomize_state around the model's own variable reset): no lock,
+// no shared state; and L2's words are not drawn at all (the loop over them
+// compiles to nothing). Outside a draw (`current` null) every variable
+// resets to zero, as Verilator's default randReset(0) does at construction.
+#ifndef PCCX_RAND_RESET_H
+#define PCCX_RAND_RESET_H
+
+#include "verilated.h"
+
+// L2's array in the Verilated root, by the name Verilator gives it: the
+// shim reads and writes it under this name, so a rename fails to compile.
+#define PCCX_L2_MEM pccx_top__DOT__u_l2__DOT__mem
+
+#define PCCX_RR_STR2(a) #a
+#define PCCX_RR_STR(a) PCCX_RR_STR2(a)
+
+namespace pccx_draw {
+
+// One draw: SplitMix64 from a seed.
+struct Draw {
+  uint64_t state;
+};
+
+// The draw the calling thread is making, if any.
+inline thread_local Draw *current = nullptr;
+
+inline uint64_t next(Draw *d) {
+  uint64_t z = (d->state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Whether the text of a VL_RAND_RESET_W target names an element of L2
+// (`vlSelf->pccx_top__DOT__u_l2__DOT__mem[__Vi0]`), at compile time.
+constexpr bool names_l2(const char *target) {
+  const char *l2 = "->" PCCX_RR_STR(PCCX_L2_MEM) "[";
+  for (const char *t = target; *t; ++t) {
+    const char *a = t;
+    const char *b = l2;
+    while (*b && *a == *b) ++a, ++b;
+    if (!*b) return true;
+  }
+  return false;
+}
+
+template <bool Skip>
+struct Target {
+  static constexpr bool skip = Skip;
+};
+
+}  // namespace pccx_draw
+
+__attribute__((always_inline)) inline IData pccx_rand_reset_i(int obits) {
+  pccx_draw::Draw *d = pccx_draw::current;
+  return d ? static_cast<IData>(pccx_draw::next(d)) & VL_MASK_I(obits) : 0;
+}
+
+__attribute__((always_inline)) inline QData pccx_rand_reset_q(int obits) {
+  pccx_draw::Draw *d = pccx_draw::current;
+  return d ? static_cast<QData>(pccx_draw::next(d)) & VL_MASK_Q(obits) : 0;
+}
+
+__attribute__((always_inline)) inline void pccx_rand_reset_w(int obits, WDataOutP outwp) {
+  const int words = VL_WORDS_I(obits);
+  pccx_draw::Draw *d = pccx_draw::current;
+  for (int i = 0; i < words; ++i) outwp[i] = d ? static_cast<EData>(pccx_draw::next(d)) : 0;
+  outwp[words - 1] &= VL_MASK_E(obits);
+}
+
+// The model's calls (Verilator's own functions keep their names). L2's
+// words are never touched here, not even at construction: the shim's
+// create zeroes them, and from then on the harness owns them.
+#define VL_RAND_RESET_I pccx_rand_reset_i
+#define VL_RAND_RESET_Q pccx_rand_reset_q
+#define VL_RAND_RESET_W(obits, target)                                         \
+  (pccx_draw::Target<pccx_draw::names_l2(PCCX_RR_STR(target))>::skip ? void() \
+                                                                     : pccx_rand_reset_w(obits, target))
+
+#endif  // PCCX_RAND_RESET_H
