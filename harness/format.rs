@@ -24,6 +24,9 @@ pub trait Unsigned: Copy + fmt::LowerHex + TryFrom<u128> {
     const BITS: u32;
 }
 
+impl Unsigned for u16 {
+    const BITS: u32 = 16;
+}
 impl Unsigned for u32 {
     const BITS: u32 = 32;
 }

@@ -37,6 +37,8 @@ fn options(config: &str, count: u64) -> CampaignOptions {
         shard: None,
         skip: Default::default(),
         random_init: true,
+        steer: false,
+        curve: false,
     }
 }
 

@@ -29,6 +29,8 @@ fn campaign(name: &str, first: u64, count: u64) -> Coverage {
         shard: None,
         skip: Default::default(),
         random_init: true,
+        steer: false,
+        curve: false,
     };
     let mut probe = Probe::new(models::reference_golden(&cfg));
     let mut dut = models::open_reference(&cfg);

@@ -37,6 +37,8 @@ fn campaign(dir: &Path, fault: Fault, first: u64, count: u64, shrink: bool) -> V
         shard: None,
         skip: Default::default(),
         random_init: true,
+        steer: false,
+        curve: false,
     };
     let setup = Setup::new(config, DutKind::Rtl, Some(fault));
     let mut recorder = Recorder::new(setup.clone(), dir.to_path_buf(), !shrink);

@@ -165,6 +165,8 @@ fn bench_campaign(
         shard: None,
         skip: Default::default(),
         random_init: true,
+        steer: false,
+        curve: false,
     };
     // In turn within each run, so that a change in the machine's load
     // falls on all three alike; the ratios are taken within a run.

@@ -34,6 +34,7 @@ mod disasm;
 mod generate;
 mod merge;
 mod mutate;
+mod plot_coverage;
 mod replay;
 mod run;
 mod slurm;
@@ -86,6 +87,10 @@ enum Command {
     /// whole campaign would have written: exit 0 all matched, 1 a seed
     /// mismatched or timed out, 2 seeds missing (docs/scale-out.md).
     Merge(merge::MergeArgs),
+    /// Coverage against programs, from `--coverage-curve` files (a steered
+    /// and a plain campaign, say), as one SVG: functional bins, and RTL
+    /// line, branch and toggle points when every file has them.
+    PlotCoverage(plot_coverage::PlotCoverageArgs),
     /// Run a campaign as a Slurm job array (`slurm submit`), watch it and
     /// merge its shards (`slurm wait`), or cancel it (docs/scale-out.md).
     Slurm(slurm::SlurmArgs),
@@ -122,6 +127,7 @@ pub fn main() -> ExitCode {
         Some(Command::Mutate(args)) => mutate::mutate(args),
         Some(Command::Merge(args)) => merge::merge(&args),
         Some(Command::Slurm(args)) => slurm::slurm(args),
+        Some(Command::PlotCoverage(args)) => plot_coverage::plot_coverage(&args),
         None => run::run(&cli.run),
     };
     match result {

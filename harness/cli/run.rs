@@ -3,7 +3,7 @@
 use clap::builder::PossibleValuesParser;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,6 +22,7 @@ use crate::regress::campaign::{self, CampaignOptions, RunControls, Shard};
 use crate::regress::journal::{self, CampaignHeader, Journal, RunIdentity};
 use crate::regress::junit;
 use crate::regress::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict};
+use crate::regress::steer::{CaseFeedback, CurveFile, CURVE_FORMAT};
 use crate::scoreboard::Mismatch;
 use crate::scoreboard::TimingMode;
 use crate::stimulus::TestCase;
@@ -120,6 +121,19 @@ pub(super) struct RunArgs {
     /// set), or `zero`. Random costs time per seed (docs/harness.md).
     #[arg(long, value_enum, default_value_t = InitialState::Random)]
     initial_state: InitialState,
+    /// Steer the stimulus by coverage: after a first batch of the
+    /// generator's programs, cases aimed at functional holes, mutants of
+    /// the programs that reached new bins or RTL points, and backdoor
+    /// preloads, in batches of 4 made from the batches before (the same
+    /// programs whatever --jobs; docs/coverage.md, "Steering"). Uses RTL
+    /// points too with --rtl-coverage.
+    #[arg(long)]
+    steer: bool,
+    /// Write the coverage after each program (functional bins, and RTL
+    /// line, branch and toggle points with --rtl-coverage) to FILE as JSON,
+    /// for `pccx-cosim plot-coverage`.
+    #[arg(long, value_name = "FILE")]
+    coverage_curve: Option<PathBuf>,
 }
 
 /// The RTL's state before each case's reset (`--initial-state`).
@@ -153,6 +167,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         shard: args.shard,
         skip: BTreeSet::new(),
         random_init: args.initial_state == InitialState::Random,
+        steer: args.steer,
+        curve: args.coverage_curve.is_some(),
     };
     if options.count > 0 && options.first_seed.checked_add(options.count - 1).is_none() {
         return Err(Failure::Message(format!(
@@ -169,6 +185,14 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         })?;
     }
     check_output_paths(args)?;
+    if options.steer && args.resume {
+        return Err(Failure::Message(
+            "--steer cannot --resume: a steered case is made from the coverage of every case \
+             before it, which a resumed run no longer has; run the campaign again (or shard \
+             it: each shard steers on its own seeds)"
+                .into(),
+        ));
+    }
     if options.stall_io && options.timing == Some(TimingMode::Exact) {
         return Err(Failure::Message(
             "--timing exact needs ideal I/O: with --io stall the cycles depend on the stall \
@@ -247,11 +271,14 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         })
     };
     let make_worker = |k: usize| -> Result<CampaignWorker, String> {
-        let reference = match args.coverage {
-            Some(_) => ReferenceModel::Probe(Box::new(Probe::new(models::reference_golden(
+        // Steering and the curve read the functional bins each case hits.
+        let probe = args.coverage.is_some() || options.steer || options.curve;
+        let reference = if probe {
+            ReferenceModel::Probe(Box::new(Probe::new(models::reference_golden(
                 &options.config,
-            )))),
-            None => ReferenceModel::Plain(models::open_reference(&options.config)),
+            ))))
+        } else {
+            ReferenceModel::Plain(models::open_reference(&options.config))
         };
         let dut = setup
             .open_dut()
@@ -266,6 +293,16 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             mismatched: &mismatched,
             rtl_coverage: rtl_coverage_part(k),
             seed_timeout: args.seed_timeout,
+            case_counts: CaseCounts::new(
+                (options.steer || options.curve)
+                    .then(|| rtl_coverage_part(k))
+                    .flatten()
+                    .map(|p| {
+                        let mut name = p.into_os_string();
+                        name.push(".case");
+                        PathBuf::from(name)
+                    }),
+            ),
         })
     };
     // The journal is shared with the timekeeper, which writes the record
@@ -411,6 +448,22 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         std::fs::write(path, junit::render(&file))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
+    if let Some(path) = &args.coverage_curve {
+        let file = CurveFile {
+            format: CURVE_FORMAT.into(),
+            version: 1,
+            config: options.config.name.to_string(),
+            first_seed: options.first_seed,
+            count: options.count,
+            instrs: options.instrs,
+            steer: options.steer,
+            rtl: args.rtl_coverage.is_some(),
+            points: report.curve.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("JSON values serialise");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Failure::Message(format!("--coverage-curve {}: {e}", path.display())))?;
+    }
     if let (Some(path), Some(coverage)) = (&args.coverage, &coverage) {
         say!("{}", coverage.text());
         let text =
@@ -506,6 +559,7 @@ fn identity(args: &RunArgs) -> RunIdentity {
             InitialState::Zero => "zero",
         }
         .into(),
+        steer: args.steer,
     }
 }
 
@@ -634,6 +688,7 @@ fn check_output_paths(args: &RunArgs) -> Result<(), Failure> {
         ("--junit", &args.junit),
         ("--coverage", &args.coverage),
         ("--rtl-coverage", &args.rtl_coverage),
+        ("--coverage-curve", &args.coverage_curve),
     ];
     for (flag, path) in outputs {
         if let Some(path) = path {
@@ -748,6 +803,61 @@ struct CampaignWorker<'a> {
     rtl_coverage: Option<PathBuf>,
     /// `--seed-timeout`, which a timeout's repro records.
     seed_timeout: Option<Duration>,
+    /// The counts after the last case, which the next case's are compared
+    /// with (steering and the curve).
+    case_counts: CaseCounts,
+}
+
+/// What a worker has counted so far, functional and RTL, so that the bins
+/// and points a case moved are those whose counts grew during it.
+struct CaseCounts {
+    bins: Vec<u64>,
+    /// Where the RTL counters are written after each case (with RTL
+    /// coverage), and each point's count then.
+    rtl_file: Option<PathBuf>,
+    rtl: HashMap<String, u64>,
+}
+
+impl CaseCounts {
+    fn new(rtl_file: Option<PathBuf>) -> CaseCounts {
+        CaseCounts {
+            bins: Vec::new(),
+            rtl_file,
+            rtl: HashMap::new(),
+        }
+    }
+
+    /// The bins and points whose counts grew since the last call.
+    fn grown(&mut self, bins: &[u64], dut: &mut dyn NpuModel) -> CaseFeedback {
+        let mut feedback = CaseFeedback::default();
+        self.bins.resize(bins.len(), 0);
+        for (i, (&now, before)) in bins.iter().zip(&mut self.bins).enumerate() {
+            if now > *before {
+                feedback.bins.push(i);
+            }
+            *before = now;
+        }
+        if let (Some(path), Some(sim)) = (&self.rtl_file, dut.sim_controls()) {
+            // A point the case moved is one the steering may reward; a
+            // counter file that cannot be written or read leaves it to the
+            // functional bins (the campaign's own file reports the error).
+            let points = sim
+                .write_coverage(path)
+                .and_then(|()| std::fs::read_to_string(path).map_err(|e| e.to_string()))
+                .and_then(|text| rtl_coverage::point_counts(&text));
+            if let Ok(points) = points {
+                for (key, kind, count) in points {
+                    let before = self.rtl.entry(key.clone()).or_insert(0);
+                    if count > *before {
+                        feedback.rtl.push((key, kind));
+                    }
+                    *before = count;
+                }
+            }
+            let _ = std::fs::remove_file(path);
+        }
+        feedback
+    }
 }
 
 /// What a worker hands back: its functional coverage, and the file its RTL
@@ -800,6 +910,14 @@ impl campaign::Worker for CampaignWorker<'_> {
     fn on_timeout(&mut self, case: &TestCase, timeout: &Mismatch) -> Artefacts {
         self.recorder
             .record_timeout(case, timeout, self.seed_timeout)
+    }
+
+    fn case_feedback(&mut self) -> CaseFeedback {
+        let bins = match &self.reference {
+            ReferenceModel::Probe(p) => p.coverage().counts().to_vec(),
+            ReferenceModel::Plain(_) => Vec::new(),
+        };
+        self.case_counts.grown(&bins, &mut *self.dut)
     }
 
     fn finish(mut self) -> WorkerDone {

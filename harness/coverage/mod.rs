@@ -326,6 +326,11 @@ impl Coverage {
         }
     }
 
+    /// Hits of every bin, in catalogue order.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
     /// Hits of one bin; `None` if the catalogue has no such bin.
     pub fn count(&self, group: Group, name: &str) -> Option<u64> {
         index_of(group, name).map(|i| self.counts[i])

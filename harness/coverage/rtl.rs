@@ -56,6 +56,30 @@ pub fn read(path: &Path) -> Result<RtlCoverage, String> {
 
 pub fn parse(text: &str) -> Result<RtlCoverage, String> {
     let mut cov = RtlCoverage::default();
+    for_each_point(text, |_, kind, module, count| {
+        cov.by_kind.entry(kind.to_string()).or_default().add(count);
+        cov.by_module
+            .entry((module.to_string(), kind.to_string()))
+            .or_default()
+            .add(count);
+    })?;
+    Ok(cov)
+}
+
+/// Every point of a coverage file's text: its keys (which name it
+/// uniquely), its kind (`line`, `branch`, `toggle`), its module and its
+/// count, for a steered campaign that compares one case's counts with the
+/// last.
+pub fn point_counts(text: &str) -> Result<Vec<(String, String, u64)>, String> {
+    let mut points = Vec::new();
+    for_each_point(text, |keys, kind, _, count| {
+        points.push((keys.to_string(), kind.to_string(), count))
+    })?;
+    Ok(points)
+}
+
+/// Calls `f(keys, kind, module, count)` for every point of the text.
+fn for_each_point(text: &str, mut f: impl FnMut(&str, &str, &str, u64)) -> Result<(), String> {
     let mut lines = text.lines();
     match lines.next() {
         Some(first) if first.starts_with("# SystemC::Coverage") => {}
@@ -78,14 +102,10 @@ pub fn parse(text: &str) -> Result<RtlCoverage, String> {
         }
         let page = page.ok_or_else(|| format!("line {}: a point without a `page` key", n + 2))?;
         let (kind, module) = page.split_once('/').unwrap_or((page, ""));
-        let kind = kind.strip_prefix("v_").unwrap_or(kind).to_string();
-        cov.by_kind.entry(kind.clone()).or_default().add(count);
-        cov.by_module
-            .entry((module.to_string(), kind))
-            .or_default()
-            .add(count);
+        let kind = kind.strip_prefix("v_").unwrap_or(kind);
+        f(keys, kind, module, count);
     }
-    Ok(cov)
+    Ok(())
 }
 
 impl RtlCoverage {

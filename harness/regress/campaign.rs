@@ -3,6 +3,7 @@
 
 use crate::config::HwConfig;
 use crate::regress::results::{CampaignFile, SignatureGroup};
+use crate::regress::steer::{CaseFeedback, CurvePoint, Steer};
 use crate::scoreboard::{run_case_resident, Mismatch, Outcome, Resident, TimingMode};
 use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
@@ -34,6 +35,11 @@ pub struct CampaignOptions {
     /// The RTL's state before each reset drawn from the seed (`false`:
     /// zeroed, a plain simulation's); [`GenOptions::random_init`].
     pub random_init: bool,
+    /// Cases made from the coverage of the earlier ones (`--steer`,
+    /// regress/steer.rs); needs workers that report [`Worker::case_feedback`].
+    pub steer: bool,
+    /// Keep the coverage-against-programs curve ([`CampaignReport::curve`]).
+    pub curve: bool,
 }
 
 /// Shard `index` of `count`: the seeds `first_seed + k` with
@@ -249,6 +255,9 @@ pub struct CampaignReport {
     pub summary: Summary,
     /// The run stopped early on request (`RunControls::stop`).
     pub interrupted: bool,
+    /// Coverage after each case, in case order, when the options asked for
+    /// it or steered (empty otherwise).
+    pub curve: Vec<CurvePoint>,
 }
 
 impl CampaignReport {
@@ -306,7 +315,8 @@ pub fn run_campaign_with(
     // changes are loaded (scoreboard/resident.rs).
     let mut resident = Resident::new();
     for seed in options.seeds() {
-        let ran = seeds.start(seed, reference, dut, &mut resident);
+        let case = TestCase::generate(seed, &seeds.gen);
+        let ran = seeds.start(case, reference, dut, &mut resident);
         let artefacts = match &ran.outcome.first_mismatch {
             Some(m) => on_mismatch(&ran.case, m),
             None => Artefacts::default(),
@@ -346,6 +356,11 @@ pub trait Worker {
     /// A seed ran past its wall-clock limit: write what replays it.
     fn on_timeout(&mut self, _case: &TestCase, _timeout: &Mismatch) -> Artefacts {
         Artefacts::default()
+    }
+    /// What the case just run reached (its functional bins, the RTL points
+    /// it moved), for a steered campaign or its curve; nothing by default.
+    fn case_feedback(&mut self) -> CaseFeedback {
+        CaseFeedback::default()
     }
     fn finish(self) -> Self::Done;
 }
@@ -447,6 +462,8 @@ pub fn run_campaign_controlled<W: Worker>(
     let opened = Barrier::new(jobs);
     let open_failed = AtomicBool::new(false);
     let seeds = SeedRunner::new(options, controls.seed_timeout);
+    let feedback =
+        (options.steer || options.curve).then(|| Steer::new(options.gen_options(), options.steer));
     let clocks: Vec<SeedClock> = (0..jobs).map(|_| SeedClock::default()).collect();
     let workers_done = AtomicBool::new(false);
     let stop_requested = || controls.stop.is_some_and(|s| s.load(Ordering::SeqCst));
@@ -462,8 +479,15 @@ pub fn run_campaign_controlled<W: Worker>(
         }
         for (k, clock) in clocks.iter().enumerate() {
             let tx = tx.clone();
-            let (next, stop_at, opened, open_failed, seeds, plan) =
-                (&next, &stop_at, &opened, &open_failed, &seeds, &plan);
+            let (next, stop_at, opened, open_failed, seeds, plan, feedback) = (
+                &next,
+                &stop_at,
+                &opened,
+                &open_failed,
+                &seeds,
+                &plan,
+                &feedback,
+            );
             scope.spawn(move || {
                 let worker = catch_unwind(AssertUnwindSafe(|| make_worker(k)))
                     .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&panic))));
@@ -498,14 +522,25 @@ pub fn run_campaign_controlled<W: Worker>(
                             break;
                         }
                         let seed = plan[index as usize];
+                        // A steered case waits for the batches before it.
+                        let case = match feedback {
+                            Some(f) => match f.case(index, seed) {
+                                Some((case, _)) => case,
+                                None => break,
+                            },
+                            None => TestCase::generate(seed, &seeds.gen),
+                        };
                         // Numbered by its place in the whole campaign, so
                         // that shards and resumed runs number alike.
                         worker.start_case(seed - options.first_seed + 1);
                         clock.start(seed);
                         let ran = {
                             let (reference, dut) = worker.models();
-                            seeds.start(seed, reference, dut, &mut resident)
+                            seeds.start(case, reference, dut, &mut resident)
                         };
+                        if let Some(f) = feedback {
+                            f.feedback(index, &ran.case.program, worker.case_feedback());
+                        }
                         // Shrinking and writing a repro are not the seed's
                         // run: they do not count against its limit.
                         clock.stop();
@@ -526,6 +561,16 @@ pub fn run_campaign_controlled<W: Worker>(
                         if error {
                             break;
                         }
+                    }
+                    // A worker leaving early (a stop, a failed model) wakes
+                    // the steered cases waiting for feedback that will not
+                    // come; one that ran out of seeds leaves the others to
+                    // finish theirs.
+                    let exhausted = next.load(Ordering::SeqCst) >= count
+                        && stop_at.load(Ordering::SeqCst) == u64::MAX
+                        && !stop_requested();
+                    if let (Some(f), false) = (feedback, exhausted) {
+                        f.abandon();
                     }
                 }
                 let _ = tx.send(Message::Finished(worker.finish()));
@@ -577,6 +622,7 @@ pub fn run_campaign_controlled<W: Worker>(
         return (report, done);
     }
     let mut report = tally.report(options, reference, dut, started);
+    report.curve = feedback.map(|f| f.curve()).unwrap_or_default();
     report.interrupted = report.summary.stopped.is_none()
         && (report.results.len() as u64) < count
         && stop_requested();
@@ -651,19 +697,18 @@ impl SeedRunner {
         }
     }
 
-    /// Generates and runs `seed`. An error or a panic in a model is a
+    /// Runs `case`. An error or a panic in a model is a
     /// failure at that seed; so is a run the DUT abandoned at its
     /// wall-clock limit (a timeout). After either, the next seed loads
     /// both models in full.
     fn start(
         &self,
-        seed: u64,
+        case: TestCase,
         reference: &mut dyn NpuModel,
         dut: &mut dyn NpuModel,
         resident: &mut Resident,
     ) -> Ran {
         let t0 = Instant::now();
-        let case = TestCase::generate(seed, &self.gen);
         let timing = self.timing.unwrap_or(TimingMode::default_for(&case));
         let ran = catch_unwind(AssertUnwindSafe(|| {
             run_case_resident(&case, reference, dut, timing, resident)
@@ -778,6 +823,7 @@ impl Tally {
             results,
             summary,
             interrupted: false,
+            curve: Vec::new(),
         }
     }
 }
@@ -842,12 +888,15 @@ mod tests {
                 shard: None,
                 skip: BTreeSet::new(),
                 random_init: true,
+                steer: false,
+                curve: false,
             },
             reference_model: "golden".into(),
             dut_model: "rtl".into(),
             results,
             summary: Summary::nothing_ran(None),
             interrupted: false,
+            curve: Vec::new(),
         }
     }
 

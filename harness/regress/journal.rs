@@ -41,6 +41,10 @@ pub struct RunIdentity {
     /// existed ran from zeroed state.
     #[serde(default = "zero_state")]
     pub initial_state: String,
+    /// `--steer`: the cases were made from coverage feedback (headers
+    /// written before steering existed were not).
+    #[serde(default)]
+    pub steer: bool,
 }
 
 fn zero_state() -> String {
@@ -74,6 +78,7 @@ impl RunIdentity {
                 self.initial_state.clone(),
                 other.initial_state.clone(),
             ),
+            ("steer", self.steer.to_string(), other.steer.to_string()),
         ];
         fields
             .into_iter()
@@ -547,6 +552,7 @@ mod tests {
             dut: "rtl".into(),
             inject_fault: None,
             initial_state: "random".into(),
+            steer: false,
         };
         assert_eq!(a.difference(&a.clone()), None);
         let b = RunIdentity {

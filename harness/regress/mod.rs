@@ -7,3 +7,4 @@ pub mod junit;
 pub mod merge;
 pub mod results;
 pub mod slurm;
+pub mod steer;

@@ -398,6 +398,14 @@ impl<'a> Run<'a> {
                     }
                 }
             }
+            // Backdoor writes of the case's own (steered cases), one cycle
+            // each on both sides.
+            for &(table, index, entry) in &case.preload.tables {
+                call(m, |m| m.set_shape_entry(table, index, entry))?;
+            }
+            if let Some(v) = case.preload.e_max {
+                call(m, |m| m.set_e_max(v))?;
+            }
             // Drop whatever the reset or the load reported: it belongs to
             // no instruction of this case.
             m.take_events();

@@ -9,6 +9,7 @@
 pub mod cvo_sweep;
 mod generator;
 pub mod image;
+pub mod mutate;
 pub mod prng;
 
 pub use image::{ImageRule, Window};
@@ -16,7 +17,7 @@ pub use prng::{Rng, SplitMix64};
 
 use crate::config::HwConfig;
 use pccx_golden::asm::Program;
-use pccx_golden::model::{Word, HOST_WORDS};
+use pccx_golden::model::{ShapeEntry, ShapeTable, Word, HOST_WORDS};
 use pccx_golden::streams::WeightSource;
 
 /// Relative weights of the legal instruction kinds in the random mix (after
@@ -200,6 +201,26 @@ pub struct TestCase {
     /// Empty for generated cases; directed tests that need exact operands
     /// (every BF16 input of a CVO function) put them here.
     pub l2_patches: Vec<(u32, Vec<Word>)>,
+    /// Shape-table entries and e_max set by backdoor after the images,
+    /// before the program. Empty for generated cases; steered ones use it.
+    pub preload: Preload,
+}
+
+/// What a case sets by backdoor before its program: shape-table entries
+/// and e_max, through the RTL's simulation-only write ports (CONTRACT
+/// section 11) and the golden model's setters, so that a program starts
+/// from tables no MEMSET of its own wrote (docs/stimulus.md, "Preloads").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Preload {
+    /// (table, index, entry), written in this order.
+    pub tables: Vec<(ShapeTable, u8, ShapeEntry)>,
+    pub e_max: Option<u16>,
+}
+
+impl Preload {
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty() && self.e_max.is_none()
+    }
 }
 
 impl TestCase {
@@ -223,6 +244,7 @@ impl TestCase {
             host_init_seed,
             weight_seed,
             l2_patches: Vec::new(),
+            preload: Preload::default(),
         }
     }
 

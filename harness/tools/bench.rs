@@ -53,6 +53,12 @@ pub fn rtl_alone(rtl: &mut dyn NpuModel, cases: &[TestCase]) -> Result<Throughpu
             rtl.write_l2(0, &case.l2_image())?;
             rtl.write_host(0, &case.host_image())?;
         }
+        for &(table, index, entry) in &case.preload.tables {
+            rtl.set_shape_entry(table, index, entry)?;
+        }
+        if let Some(v) = case.preload.e_max {
+            rtl.set_e_max(v)?;
+        }
         rtl.take_events();
         l2_writes.clear();
         host_writes.clear();

@@ -7,3 +7,4 @@ pub mod cvo_accuracy;
 pub mod mutants;
 #[cfg(feature = "rtl")]
 pub mod mutate;
+pub mod plot;

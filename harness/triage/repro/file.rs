@@ -8,11 +8,11 @@ use crate::env::faults::Fault;
 use crate::env::models::{DutKind, HostIo, Setup};
 use crate::format::{self, Hex, Hex128, Hex64};
 use crate::scoreboard::MismatchRecord;
-use crate::stimulus::{GenOptions, ImageRule, TestCase, Window};
+use crate::stimulus::{GenOptions, ImageRule, Preload, TestCase, Window};
 use crate::triage::shrink::ProgramSize;
 use crate::triage::signature::SignatureRecord;
 use pccx_golden::asm::{format_program, Item, Program};
-use pccx_golden::model::HOST_WORDS;
+use pccx_golden::model::{ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,7 +26,8 @@ pub const FORMAT: &str = "pccx-cosim repro";
 /// an older build must not replay a newer file from the wrong state.
 /// Version 4 draws that state with the shim's own generator instead of
 /// Verilator's (docs/harness.md, "Initial state"): a version-3 file that
-/// drew one cannot be replayed exactly, and says so.
+/// drew one cannot be replayed exactly, and says so. It also added
+/// `images.preload` (backdoor writes before the program).
 pub const VERSION: u64 = 4;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u64 = 1;
@@ -135,6 +136,97 @@ struct ImagesFile {
     /// patches existed have none.
     #[serde(default)]
     l2_patches: Vec<PatchFile>,
+    /// Shape-table entries and e_max set by backdoor before the program
+    /// (steered cases); files written before preloads existed have none.
+    #[serde(default, skip_serializing_if = "PreloadFile::is_empty")]
+    preload: PreloadFile,
+}
+
+/// [`Preload`] as the file holds it.
+#[derive(Default, Serialize, Deserialize)]
+struct PreloadFile {
+    #[serde(default)]
+    tables: Vec<TableEntryFile>,
+    #[serde(default)]
+    e_max: Option<Hex<u16, 4>>,
+}
+
+impl PreloadFile {
+    fn is_empty(&self) -> bool {
+        self.tables.is_empty() && self.e_max.is_none()
+    }
+
+    fn of(p: &Preload) -> PreloadFile {
+        PreloadFile {
+            tables: p
+                .tables
+                .iter()
+                .map(|&(table, index, e)| TableEntryFile {
+                    table: TableName::of(table),
+                    index,
+                    a: e.a,
+                    b: e.b,
+                    c: e.c,
+                })
+                .collect(),
+            e_max: p.e_max.map(Hex),
+        }
+    }
+
+    fn preload(&self) -> Result<Preload, FieldError> {
+        let mut tables = Vec::new();
+        for (i, t) in self.tables.iter().enumerate() {
+            if usize::from(t.index) >= SHAPE_ENTRIES {
+                return Err(FieldError::new(
+                    &format!("images.preload.tables[{i}].index"),
+                    format!("{}, past the last entry {}", t.index, SHAPE_ENTRIES - 1),
+                ));
+            }
+            let entry = ShapeEntry {
+                a: t.a,
+                b: t.b,
+                c: t.c,
+            };
+            tables.push((t.table.table(), t.index, entry));
+        }
+        Ok(Preload {
+            tables,
+            e_max: self.e_max.map(|h| h.0),
+        })
+    }
+}
+
+/// One preloaded shape-table entry.
+#[derive(Serialize, Deserialize)]
+struct TableEntryFile {
+    table: TableName,
+    index: u8,
+    a: u16,
+    b: u16,
+    c: u16,
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TableName {
+    Fmap,
+    Weight,
+}
+
+impl TableName {
+    fn of(t: ShapeTable) -> TableName {
+        match t {
+            ShapeTable::Fmap => TableName::Fmap,
+            ShapeTable::Weight => TableName::Weight,
+        }
+    }
+
+    fn table(self) -> ShapeTable {
+        match self {
+            TableName::Fmap => ShapeTable::Fmap,
+            TableName::Weight => ShapeTable::Weight,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -304,6 +396,7 @@ impl ReproFile {
                         words: words.iter().map(|&w| Hex(w)).collect(),
                     })
                     .collect(),
+                preload: PreloadFile::of(&c.preload),
             },
             weight_stream: Some(WeightStreamFile {
                 seed: Hex(c.weight_seed),
@@ -412,6 +505,7 @@ impl ReproFile {
             ));
         }
         let image = self.images.rule(self.version)?;
+        let preload = self.images.preload.preload()?;
         let case = TestCase {
             seed: self.seed,
             image,
@@ -426,6 +520,7 @@ impl ReproFile {
                 .into_iter()
                 .map(|p| (p.addr, p.words.into_iter().map(|w| w.0).collect()))
                 .collect(),
+            preload,
         };
         Ok(Repro {
             setup: Setup {

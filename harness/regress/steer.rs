@@ -1,0 +1,611 @@
+//! Coverage feedback for a campaign: the coverage-against-programs curve,
+//! and, under `--steer`, cases made from what the earlier ones reached
+//! (docs/coverage.md, "Steering").
+//!
+//! A steered campaign runs in batches of [`BATCH`] programs. The cases of
+//! batch `b` are made from the coverage of batches `0 .. b` only, merged in
+//! case order, so the campaign's programs (and so its report) are the same
+//! whatever the number of workers and whichever worker ran what. The first
+//! batch takes every bin for a hole; after it, each case is one of:
+//!
+//! - **aimed at holes**: a fresh program of up to four segments, each from
+//!   a generator profile that makes one hole's kind of event frequent (a
+//!   bin's group and name say which: the opcode for a flag or route bin,
+//!   illegal words for a decoder error, bad shapes for SHAPE, edge operands
+//!   for a range error, bursts without gaps for hazards and full FIFOs),
+//!   as long as a plain program in all; the distinct profiles of the holes
+//!   are taken in turn;
+//! - **a mutant of the corpus**: the programs that reached a functional bin
+//!   or an RTL point no earlier program had, spliced, with fields edited,
+//!   flooded (every FIFO full), or squeezed (no gaps), parents drawn in
+//!   proportion to what they found;
+//! - **plain**: the generator's own program of the seed, as without `--steer`.
+//!
+//! A quarter of the steered cases also set shape-table entries and e_max
+//! by backdoor before their program.
+
+use crate::coverage::{catalogue, Group};
+use crate::stimulus::mutate::{self, Mutation};
+use crate::stimulus::{GenOptions, OpWeights, Rng, TestCase};
+use pccx_golden::asm::{Item, Program};
+use pccx_golden::isa::{self, CvoFunc, Decoded, Instr};
+use pccx_golden::model::ShapeTable;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Programs per batch: the cases of a batch are made from the coverage of
+/// the batches before it.
+pub const BATCH: u64 = 4;
+
+/// Holes one aimed program goes for, a segment each.
+const SEGMENTS: usize = 4;
+/// The shortest segment, in instructions.
+const MIN_SEGMENT: usize = 10;
+/// A profile gets a segment per this many of its holes.
+const HOLES_PER_TURN: usize = 2;
+
+/// What one case reached: the functional bins it hit (catalogue indices)
+/// and the RTL coverage points whose counters it moved (keys, kind).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaseFeedback {
+    pub bins: Vec<usize>,
+    pub rtl: Vec<(String, String)>,
+}
+
+/// The campaign's coverage after `programs` cases, in case order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CurvePoint {
+    pub programs: u64,
+    /// Functional bins hit.
+    pub bins: usize,
+    /// RTL points hit, per kind (none without RTL coverage).
+    pub line: usize,
+    pub branch: usize,
+    pub toggle: usize,
+    /// Programs in the corpus (steered campaigns).
+    pub corpus: usize,
+}
+
+/// The `format` of a curve file (`--coverage-curve`).
+pub const CURVE_FORMAT: &str = "pccx-cosim coverage curve";
+
+/// A curve file: what ran, and the coverage after each program.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CurveFile {
+    pub format: String,
+    pub version: u32,
+    pub config: String,
+    pub first_seed: u64,
+    pub count: u64,
+    pub instrs: usize,
+    pub steer: bool,
+    /// Whether the RTL columns were measured (`--rtl-coverage`).
+    pub rtl: bool,
+    pub points: Vec<CurvePoint>,
+}
+
+impl CurveFile {
+    /// Reads a curve file, naming the file and the field at fault.
+    pub fn read(path: &std::path::Path) -> Result<CurveFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        let file: CurveFile = serde_path_to_error::deserialize(de)
+            .map_err(|e| format!("{}: field `{}`: {}", path.display(), e.path(), e.inner()))?;
+        if file.format != CURVE_FORMAT {
+            return Err(format!(
+                "{}: field `format`: `{}`, expected `{CURVE_FORMAT}`",
+                path.display(),
+                file.format
+            ));
+        }
+        Ok(file)
+    }
+}
+
+/// How a steered case was made, for the curve's readers and the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Plain,
+    Hole,
+    Mutant(Mutation),
+}
+
+/// What the cases of one batch are made from.
+#[derive(Default)]
+struct Snapshot {
+    /// The generator profiles of the functional bins never hit, in
+    /// catalogue order of their first hole, each with the flag bin its
+    /// segment's instructions are pinned to, if any ([`pin`]).
+    profiles: Vec<(GenOptions, Option<usize>)>,
+    /// The corpus: programs and what each found.
+    corpus: Vec<(Arc<Program>, u64)>,
+}
+
+impl Snapshot {
+    /// Before anything ran: every bin a hole.
+    fn first(gen: &GenOptions) -> Snapshot {
+        Snapshot::of(gen, 0..catalogue().len(), Vec::new())
+    }
+
+    fn of(
+        gen: &GenOptions,
+        holes: impl Iterator<Item = usize>,
+        corpus: Vec<(Arc<Program>, u64)>,
+    ) -> Snapshot {
+        // Each distinct profile once per HOLES_PER_TURN of its holes (one
+        // at least): a profile that many holes share (CVO's functions and
+        // flags) gets more segments.
+        // A flag bin is a segment of its own, its instructions pinned to
+        // the bin's fields; other holes share their profile's segments.
+        let mut distinct: Vec<((GenOptions, Option<usize>), usize)> = Vec::new();
+        for hole in holes.filter(|&i| catalogue()[i].excluded.is_none()) {
+            let p = (profile_for(gen, hole), pins(hole).then_some(hole));
+            match distinct.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, n)) => *n += 1,
+                None => distinct.push((p, 1)),
+            }
+        }
+        let mut profiles = Vec::new();
+        let turns = |n: usize| n.div_ceil(HOLES_PER_TURN);
+        for turn in 0..distinct.iter().map(|&(_, n)| turns(n)).max().unwrap_or(0) {
+            for (p, n) in &distinct {
+                if turn < turns(*n) {
+                    profiles.push(p.clone());
+                }
+            }
+        }
+        Snapshot { profiles, corpus }
+    }
+}
+
+struct State {
+    bin_counts: Vec<u64>,
+    rtl_seen: HashSet<String>,
+    rtl_kinds: BTreeMap<String, usize>,
+    corpus: Vec<(Arc<Program>, u64)>,
+    /// Feedback of cases not merged yet, by position.
+    pending: BTreeMap<u64, (CaseFeedback, Arc<Program>)>,
+    /// Cases merged: every position below this one.
+    merged: u64,
+    snapshot: Arc<Snapshot>,
+    curve: Vec<CurvePoint>,
+    abandoned: bool,
+}
+
+/// The feedback loop of one campaign (or one shard of it), shared by its
+/// workers.
+pub struct Steer {
+    gen: GenOptions,
+    steer: bool,
+    state: Mutex<State>,
+    merged: Condvar,
+}
+
+impl Steer {
+    /// With `steer` false the cases are the generator's own, and only the
+    /// curve is kept.
+    pub fn new(gen: GenOptions, steer: bool) -> Steer {
+        let first = Arc::new(Snapshot::first(&gen));
+        Steer {
+            gen,
+            steer,
+            state: Mutex::new(State {
+                bin_counts: vec![0; catalogue().len()],
+                rtl_seen: HashSet::new(),
+                rtl_kinds: BTreeMap::new(),
+                corpus: Vec::new(),
+                pending: BTreeMap::new(),
+                merged: 0,
+                snapshot: first,
+                curve: Vec::new(),
+                abandoned: false,
+            }),
+            merged: Condvar::new(),
+        }
+    }
+
+    pub fn steering(&self) -> bool {
+        self.steer
+    }
+
+    /// The case at `position` (from 0, in this run's order) of `seed`.
+    /// A steered case waits until every case of the batches before its own
+    /// has reported; `None` if the run was abandoned meanwhile.
+    pub fn case(&self, position: u64, seed: u64) -> Option<(TestCase, Origin)> {
+        let batch_start = position / BATCH * BATCH;
+        if !self.steer {
+            return Some((TestCase::generate(seed, &self.gen), Origin::Plain));
+        }
+        let snapshot = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            while state.merged < batch_start && !state.abandoned {
+                state = self.merged.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+            if state.abandoned {
+                return None;
+            }
+            // Taken when `merged` reached a batch's start and not replaced
+            // before the batch's last case reports, which is after this.
+            state.snapshot.clone()
+        };
+        Some(self.make(position, seed, &snapshot))
+    }
+
+    fn make(&self, position: u64, seed: u64, snap: &Snapshot) -> (TestCase, Origin) {
+        let mut rng = Rng::new(seed ^ 0x5354_4545_5253_4545);
+        let roll = rng.below(100);
+        let (mut case, origin) = if !snap.profiles.is_empty() && roll < 90 {
+            // SEGMENTS segments, each from the next profile of the holes in
+            // turn across the batch (a profile may come back when there are
+            // few); the program stays as long as a plain one.
+            let n = SEGMENTS;
+            let length = (self.gen.instrs / n).max(MIN_SEGMENT);
+            let first = position as usize * SEGMENTS + rng.below(SEGMENTS as u64) as usize;
+            let mut program = Program::default();
+            for j in 0..n {
+                let (profile, pinned) = &snap.profiles[(first + j) % snap.profiles.len()];
+                // A burst profile needs room to fill a FIFO behind a busy
+                // engine.
+                let room = if profile.burst_pct >= 80 {
+                    3 * profile.fifo_depth as usize
+                } else {
+                    0
+                };
+                let gen = GenOptions {
+                    instrs: length.max(room),
+                    ..profile.clone()
+                };
+                let part = TestCase::generate(rng.next_u64(), &gen).program;
+                program
+                    .items
+                    .extend(part.items.into_iter().map(|item| match (item, pinned) {
+                        (Item::Instr(word), Some(bin)) => Item::Instr(pin(*bin, word)),
+                        (item, _) => item,
+                    }));
+            }
+            (TestCase::directed(seed, &self.gen, program), Origin::Hole)
+        } else if !snap.corpus.is_empty() && roll < 92 {
+            let parent = pick(&snap.corpus, &mut rng);
+            let other = pick(&snap.corpus, &mut rng);
+            let how = Mutation::ALL[rng.below(Mutation::ALL.len() as u64) as usize];
+            let max = self.gen.instrs * 3 + 16;
+            let program = mutate::mutate(how, parent, other, self.gen.fifo_depth, max, &mut rng);
+            (
+                TestCase::directed(seed, &self.gen, program),
+                Origin::Mutant(how),
+            )
+        } else {
+            (TestCase::generate(seed, &self.gen), Origin::Plain)
+        };
+        if rng.percent(25) {
+            case.preload = mutate::random_preload(&mut rng);
+        }
+        (case, origin)
+    }
+
+    /// What the case at `position` reached. Cases are merged in position
+    /// order; a case that reached something new joins the corpus.
+    pub fn feedback(&self, position: u64, program: &Program, feedback: CaseFeedback) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .pending
+            .insert(position, (feedback, Arc::new(program.clone())));
+        let mut advanced = false;
+        loop {
+            let next = state.merged;
+            let Some((fb, program)) = state.pending.remove(&next) else {
+                break;
+            };
+            let mut found = 0u64;
+            for &bin in &fb.bins {
+                if state.bin_counts[bin] == 0 {
+                    found += 1;
+                }
+                state.bin_counts[bin] += 1;
+            }
+            for (key, kind) in fb.rtl {
+                if state.rtl_seen.insert(key) {
+                    found += 1;
+                    *state.rtl_kinds.entry(kind).or_default() += 1;
+                }
+            }
+            if found > 0 && self.steer {
+                state.corpus.push((program, found));
+            }
+            state.merged += 1;
+            let point = CurvePoint {
+                programs: state.merged,
+                bins: state.bin_counts.iter().filter(|&&n| n > 0).count(),
+                line: state.rtl_kinds.get("line").copied().unwrap_or(0),
+                branch: state.rtl_kinds.get("branch").copied().unwrap_or(0),
+                toggle: state.rtl_kinds.get("toggle").copied().unwrap_or(0),
+                corpus: state.corpus.len(),
+            };
+            state.curve.push(point);
+            if state.merged.is_multiple_of(BATCH) {
+                let counts = &state.bin_counts;
+                let holes = (0..counts.len()).filter(|&i| counts[i] == 0);
+                state.snapshot = Arc::new(Snapshot::of(&self.gen, holes, state.corpus.clone()));
+            }
+            advanced = true;
+        }
+        if advanced {
+            self.merged.notify_all();
+        }
+    }
+
+    /// Wakes every case waiting for a batch: the run is over (stopped, or a
+    /// model failed) and no more feedback comes.
+    pub fn abandon(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .abandoned = true;
+        self.merged.notify_all();
+    }
+
+    /// The curve so far: one point per case merged.
+    pub fn curve(&self) -> Vec<CurvePoint> {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .curve
+            .clone()
+    }
+}
+
+/// A corpus program, drawn in proportion to what it found.
+fn pick<'a>(corpus: &'a [(Arc<Program>, u64)], rng: &mut Rng) -> &'a Program {
+    let total: u64 = corpus.iter().map(|(_, f)| f).sum();
+    let mut at = rng.below(total.max(1));
+    for (p, found) in corpus {
+        if at < *found {
+            return p;
+        }
+        at -= found;
+    }
+    &corpus[corpus.len() - 1].0
+}
+
+/// Whether [`pin`] can set an instruction's fields to bin `hole`'s.
+fn pins(hole: usize) -> bool {
+    let bin = &catalogue()[hole];
+    bin.group == Group::Flags && pin_instr(&bin.name, &mut None)
+}
+
+/// `word` with the fields flag bin `bin` names, if it is an instruction of
+/// the bin's opcode (a MEMCPY only in the bin's direction): a GEMV's three
+/// flags, a MEMCPY's `async`, a MEMSET's table, a CVO's function and the
+/// flag or `async` the bin names. Anything else is left as it is.
+fn pin(bin: usize, word: u64) -> u64 {
+    match isa::decode(word) {
+        Decoded::Legal(instr) => {
+            let mut instr = Some(instr);
+            pin_instr(&catalogue()[bin].name, &mut instr);
+            instr.map_or(word, |i| i.encode())
+        }
+        _ => word,
+    }
+}
+
+/// Sets `instr`'s fields to bin `name`'s; with `None`, whether it could.
+fn pin_instr(name: &str, instr: &mut Option<Instr>) -> bool {
+    use pccx_golden::isa::layout::{cvo as cvo_bits, mat as mat_bits};
+    let words: Vec<&str> = name.split(' ').collect();
+    let on = |w: &str| w.ends_with("=1");
+    match words.as_slice() {
+        [op @ ("gemv" | "gemm"), f, a, w] => {
+            let ours = instr
+                .as_ref()
+                .is_some_and(|i| i.opcode().name().eq_ignore_ascii_case(op));
+            if let (true, Some(Instr::Gemv(m) | Instr::Gemm(m))) = (ours, instr) {
+                {
+                    let mut flags = m.flags
+                        & !(mat_bits::FLAG_FINDEMAX | mat_bits::FLAG_ACCM | mat_bits::FLAG_W_SCALE);
+                    if on(f) {
+                        flags |= mat_bits::FLAG_FINDEMAX;
+                    }
+                    if on(a) {
+                        flags |= mat_bits::FLAG_ACCM;
+                    }
+                    if on(w) {
+                        flags |= mat_bits::FLAG_W_SCALE;
+                    }
+                    m.flags = flags;
+                }
+            }
+            true
+        }
+        ["memcpy", direction, mode @ ("sync" | "async")] => {
+            if let Some(Instr::Memcpy(m)) = instr {
+                let dir = match (m.from_device, m.to_device) {
+                    (true, false) => "host->l2",
+                    (false, true) => "l2->host",
+                    _ => "l2->l2",
+                };
+                if dir == *direction {
+                    m.async_ = *mode == "async";
+                }
+            }
+            true
+        }
+        ["memset", table @ ("fmap" | "weight")] => {
+            if let Some(Instr::Memset(m)) = instr {
+                m.dest_cache = if *table == "fmap" {
+                    ShapeTable::Fmap
+                } else {
+                    ShapeTable::Weight
+                };
+            }
+            true
+        }
+        ["cvo", func, what @ ("sync" | "async" | "sub_emax" | "accm" | "recip_scale")] => {
+            let Some(f) = CvoFunc::ALL.into_iter().find(|f| f.name() == *func) else {
+                return false;
+            };
+            if let Some(Instr::Cvo(c)) = instr {
+                c.func = f;
+                match *what {
+                    "sync" => c.async_ = false,
+                    "async" => c.async_ = true,
+                    "sub_emax" => c.flags |= cvo_bits::FLAG_SUB_EMAX,
+                    "accm" => c.flags |= cvo_bits::FLAG_ACCM,
+                    _ => c.flags |= cvo_bits::FLAG_RECIP_SCALE,
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The generator options that make bin `hole`'s kind of event frequent.
+fn profile_for(base: &GenOptions, hole: usize) -> GenOptions {
+    let bin = &catalogue()[hole];
+    let name = bin.name.as_str();
+    let mut g = base.clone();
+    let op = |g: &mut GenOptions, which: &str| {
+        let w = |k: &str| if k == which { 100 } else { 8 };
+        g.weights = OpWeights {
+            memset: if which == "memset" { 100 } else { 20 },
+            memcpy: w("memcpy"),
+            gemv: w("gemv"),
+            gemm: w("gemm"),
+            cvo: w("cvo"),
+        };
+    };
+    let opcode = ["gemv", "gemm", "memcpy", "memset", "cvo"]
+        .into_iter()
+        .find(|o| name.to_ascii_lowercase().contains(o));
+    match bin.group {
+        Group::Flags | Group::Routes => {
+            op(&mut g, opcode.unwrap_or("memcpy"));
+            g.illegal_pct = 1;
+            g.range_err_pct = 2;
+            g.mat_shape_err_pct = 2;
+        }
+        Group::Errors => {
+            if let Some(o) = opcode {
+                op(&mut g, o);
+            }
+            if name.starts_with("ILLEGAL") {
+                g.illegal_pct = 50;
+            } else if name.starts_with("SHAPE") {
+                g.mat_shape_err_pct = 100;
+            } else if name.contains("RANGE") {
+                g.range_err_pct = 100;
+            }
+        }
+        Group::Hazards => {
+            // Operands against recent ones, and long copies in bursts so
+            // that the older one is still in flight.
+            g.hazard_pct = 95;
+            g.burst_pct = 90;
+            g.idle_pct = 0;
+            g.long_copy_pct = 50;
+            // The instructions that touch the hazard's resource.
+            let by_resource = if name.ends_with("table") {
+                Some("memset")
+            } else if name.ends_with("e_max") {
+                Some("gemv")
+            } else if name.ends_with("host") {
+                Some("memcpy")
+            } else {
+                None
+            };
+            if let Some(o) = opcode.or(by_resource) {
+                op(&mut g, o);
+            }
+        }
+        Group::FifoFull => {
+            let engine = match name {
+                "GEMV" => "gemv",
+                "GEMM" => "gemm",
+                "MEM" => "memcpy",
+                "MEMSET" => "memset",
+                _ => "cvo",
+            };
+            op(&mut g, engine);
+            g.burst_pct = 100;
+            g.idle_pct = 0;
+        }
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen() -> GenOptions {
+        GenOptions::new(40, 4096, 4)
+    }
+
+    #[test]
+    fn the_first_batch_is_the_generators_and_later_ones_wait_for_it() {
+        let steer = Steer::new(gen(), true);
+        for k in 0..BATCH {
+            let (case, origin) = steer.case(k, 100 + k).unwrap();
+            assert_eq!(origin, Origin::Plain);
+            assert_eq!(case, TestCase::generate(100 + k, &gen()));
+        }
+        // Batch 1 waits for batch 0: abandoning wakes it with nothing.
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| steer.case(BATCH, 100 + BATCH));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            steer.abandon();
+            assert!(waiting.join().unwrap().is_none());
+        });
+    }
+
+    #[test]
+    fn feedback_merges_in_position_order_and_new_finds_join_the_corpus() {
+        let steer = Steer::new(gen(), true);
+        let p = Program::default();
+        let fb = |bins: Vec<usize>| CaseFeedback {
+            bins,
+            rtl: vec![("k".into(), "line".into())],
+        };
+        // Out of order: nothing merges until position 0 arrives.
+        steer.feedback(1, &p, fb(vec![3]));
+        assert!(steer.curve().is_empty());
+        steer.feedback(0, &p, fb(vec![3, 4]));
+        let curve = steer.curve();
+        assert_eq!(curve.len(), 2);
+        assert_eq!((curve[0].bins, curve[0].line, curve[0].corpus), (2, 1, 1));
+        // Position 1 found nothing new: no second corpus entry.
+        assert_eq!((curve[1].bins, curve[1].line, curve[1].corpus), (2, 1, 1));
+    }
+
+    #[test]
+    fn a_steered_batch_is_a_function_of_the_feedback_before_it() {
+        let run = || {
+            let steer = Steer::new(gen(), true);
+            for k in 0..BATCH {
+                let (case, _) = steer.case(k, 7 + k).unwrap();
+                steer.feedback(
+                    k,
+                    &case.program,
+                    CaseFeedback {
+                        bins: vec![k as usize],
+                        rtl: Vec::new(),
+                    },
+                );
+            }
+            (BATCH..2 * BATCH)
+                .map(|k| steer.case(k, 7 + k).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (run(), run());
+        assert_eq!(a, b);
+        assert!(a.iter().any(|(_, o)| *o != Origin::Plain), "{a:?}");
+    }
+
+    #[test]
+    fn every_hole_has_a_profile_that_changes_the_mix() {
+        for (i, _) in catalogue().iter().enumerate() {
+            assert_ne!(profile_for(&gen(), i), gen(), "bin {i}");
+        }
+    }
+}
