@@ -80,8 +80,8 @@ module pccx_axil_slave (
           end
         end
         W_LATCH: if (lat_ready) wstate <= W_RESP;
-        W_RESP:  if (s_bready) wstate <= W_IDLE;
-        default: wstate <= W_IDLE;
+        W_RESP:  if (s_bready) wstate <= W_IDLE; /*verilator coverage_off*/
+        default: wstate <= W_IDLE; /*verilator coverage_on*/ // no coverage: unreachable, wstate is only ever reset or assigned a named state
       endcase
     end
   end

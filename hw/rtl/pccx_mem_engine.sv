@@ -175,10 +175,10 @@ module pccx_mem_engine
         S_L2L_WRITE: begin
           n_req <= n_req + 18'd1;
           state <= (n_req == len - 18'd1) ? S_DONE : S_L2L_READ;
-        end
-        S_SKEW:   state <= S_RETIRE;
-        S_RETIRE: state <= S_IDLE;
-        default:  state <= S_IDLE;
+        end /*verilator coverage_off*/
+        S_SKEW:   state <= S_RETIRE; /*verilator coverage_on*/ // no coverage: entered only with EXTRA_CYCLE = 1 (skew_* test configs)
+        S_RETIRE: state <= S_IDLE; /*verilator coverage_off*/
+        default:  state <= S_IDLE; /*verilator coverage_on*/ // no coverage: unreachable, state is only ever reset or assigned a named state
       endcase
     end
   end
