@@ -62,10 +62,10 @@ module pccx_cvo_engine
   // The state that ends an instruction.
   localparam state_e S_DONE = EXTRA_CYCLE ? S_SKEW : S_RETIRE;
 
-  state_e      state;
+  state_e      state; /*verilator coverage_off*/
   logic [3:0]  err;
   logic [31:0] ret_seq;
-  slot_t       ret_slot;
+  slot_t       ret_slot; /*verilator coverage_on*/ // no toggle coverage: = rsp.ret_*, counted there (constant or unreachable high bits)
   /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started
   cvo_body_t   s_ins;                     // (async is the scheduler's)
   /* verilator lint_on UNUSEDSIGNAL */
@@ -97,8 +97,8 @@ module pccx_cvo_engine
   assign s_ins         = req.word.body.cvo;
 
   // The word being worked on and its element mask (elements < length).
-  logic [13:0] widx;
-  logic [16:0] wbase;          // widx * 8, the word's first element
+  logic [13:0] widx; /*verilator coverage_off*/
+  logic [16:0] wbase; /*verilator coverage_on*/ // widx * 8, the word's first element; no toggle coverage: bits 2:0 constant, the rest is widx
   logic [16:0] wrem;           // elements of the vector from that one on, >= 1
   logic [7:0]  wmask;
   assign widx  = descending ? (words - 14'd1 - wi) : wi;
