@@ -32,10 +32,10 @@ module pccx_axil_slave (
   output logic        lat_valid,
   output logic [63:0] lat_word,
   input  logic        lat_ready,
-  output logic        clear_err,
+  output logic        clear_err, /*verilator coverage_off*/
   // register sources
   input  logic [31:0] status,
-  input  logic [31:0] retired_count
+  input  logic [31:0] retired_count /*verilator coverage_on*/ // no toggle coverage on both: u_status.retired_count, and u_status.status made of busy, done, err_flag, err_code, counted there
 );
   localparam logic [1:0] RESP_OKAY   = 2'b00;
   localparam logic [1:0] RESP_SLVERR = 2'b10;
@@ -80,8 +80,8 @@ module pccx_axil_slave (
           end
         end
         W_LATCH: if (lat_ready) wstate <= W_RESP;
-        W_RESP:  if (s_bready) wstate <= W_IDLE;
-        default: wstate <= W_IDLE;
+        W_RESP:  if (s_bready) wstate <= W_IDLE; /*verilator coverage_off*/
+        default: wstate <= W_IDLE; /*verilator coverage_on*/ // no coverage: unreachable, wstate is only ever reset or assigned a named state
       endcase
     end
   end

@@ -35,8 +35,8 @@ module pccx_scheduler
   input  logic          lat_valid,
   input  instr_t        lat_word,
   output logic          lat_ready,
-  output logic          lat_fire,
-  output logic [31:0]   lat_seq,      // sequence number given to the latched word
+  output logic          lat_fire, /*verilator coverage_off*/
+  output logic [31:0]   lat_seq, /*verilator coverage_on*/ // sequence number given to the latched word; no toggle coverage: a sequence number, top bits unreachable in a bounded case (counted in req.seq)
   // shape tables: the MEMSET engine's write port and the backdoor (used
   // while idle); the entries named by each engine's head instruction
   input  logic          tbl_wr_en,
@@ -44,16 +44,16 @@ module pccx_scheduler
   input  shape_t        tbl_wr_value,
   input  logic          bd_wr_en,
   input  entry_id_t     bd_wr_entry,
-  input  shape_t        bd_wr_value,
+  input  shape_t        bd_wr_value, /*verilator coverage_off*/
   output shape_t        eng_fmap   [NUM_ENGINES],  // fmap[shape_ptr_addr]
-  output shape_t        eng_weight [NUM_ENGINES],  // weight[size_ptr_addr]
+  output shape_t        eng_weight [NUM_ENGINES], /*verilator coverage_on*/ // weight[size_ptr_addr]; no toggle coverage on both: tied to zero or an engine's fmap/weight port, counted there
   // engines (the handshake of pccx_pkg). Of a response the scheduler reads
   // idle, ret_valid and ret_slot; the rest goes to the status register.
-  output eng_req_t      eng_req [NUM_ENGINES],
-  input  eng_rsp_t      eng_rsp [NUM_ENGINES],
+  output eng_req_t      eng_req [NUM_ENGINES], /*verilator coverage_off*/
+  input  eng_rsp_t      eng_rsp [NUM_ENGINES], /*verilator coverage_on*/ // no toggle coverage: the engines' rsp ports, counted there
   // the decoder's own retire port (illegal encodings)
-  output logic          dec_ret_valid,
-  output logic [31:0]   dec_ret_seq,
+  output logic          dec_ret_valid, /*verilator coverage_off*/
+  output logic [31:0]   dec_ret_seq, /*verilator coverage_on*/ // no toggle coverage: a sequence number, top bits unreachable in a bounded case (counted in req.seq)
   output logic [3:0]    dec_ret_op,
   output logic [3:0]    dec_ret_err
 );
@@ -101,9 +101,9 @@ module pccx_scheduler
   instr_t           slot_word [NSLOT];
   logic [31:0]      slot_seq  [NSLOT];
   typedef logic [NSLOT-1:0] dep_rows_t [NSLOT];
-  dep_rows_t        dep;                  // dep[i][j]: slot i waits for slot j
-  logic [31:0]      next_seq;
-  logic             dec_ret_late;  // DECODER_EXTRA_CYCLE: retire next cycle
+  dep_rows_t        dep; /*verilator coverage_off*/ // dep[i][j]: slot i waits for slot j
+  logic [31:0]      next_seq; // no toggle coverage: a sequence number (see lat_seq)
+  logic             dec_ret_late; /*verilator coverage_on*/ // DECODER_EXTRA_CYCLE: retire next cycle; no toggle coverage: toggles only in skew_decoder
 
   // ---- decode the word being latched --------------------------------------
   logic [3:0] lat_err;
@@ -144,8 +144,8 @@ module pccx_scheduler
   // combinational scan it cost a 45-step loop every simulated cycle.
   function automatic logic [SW-1:0] lowest_free(logic [NSLOT-1:0] valid);
     logic [SW-1:0] f;
-    f = '0;
-    for (int i = NSLOT - 1; i >= 0; i--) if (!valid[i]) f = SW'(i);
+    f = '0; /*verilator coverage_off*/
+    for (int i = NSLOT - 1; i >= 0; i--) if (!valid[i]) f = SW'(i); /*verilator coverage_on*/ // no coverage: Verilator 5.006 counts this if before it sets `valid` (still 0), so its else arm never counts though it runs
     return f;
   endfunction
 
