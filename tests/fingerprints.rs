@@ -7,7 +7,10 @@
 //! Re-blessed once, for the windowed image rule (issue 13): of 65 lines,
 //! 15 changed, each only in the hash of its report text (the data values a
 //! mismatch quotes); programs, verdicts, instructions, cycles, checks,
-//! sequence numbers and signatures stayed as they were.
+//! sequence numbers and signatures stayed as they were. Re-blessed a second
+//! time (issue 15) when the stalling host began to hold BREADY and RREADY
+//! low for 0-2 cycles of a response: the six `tiny-stall` lines changed,
+//! each only in its cycles (a diff without the cycles is empty).
 //! Each line is one seed of one campaign, run through the binary as a user
 //! would: the program's hash (of `gen`'s text), the verdict, instructions
 //! and cycles, and for a mismatch its check, sequence number, cycle,

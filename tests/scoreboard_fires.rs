@@ -370,6 +370,7 @@ fn expectations(config: &HwConfig) -> Vec<(Fault, CheckKind, Option<u32>)> {
         (Fault::StatusBit { bit: 6 }, K::FinalStatus, None),
         (Fault::RetiredCount { delta: 1 }, K::FinalRetiredCount, None),
         (Fault::InstrLoBit { bit: 3 }, K::FinalInstrRegs, None),
+        (Fault::UnmappedReadOkay, K::FinalInstrRegs, None),
         (
             Fault::RetiredCount { delta: u32::MAX },
             K::FinalRetiredCount,

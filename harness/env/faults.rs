@@ -173,6 +173,9 @@ pub enum Fault {
     InstrLoBit {
         bit: u32,
     },
+    /// A read of an offset the register map does not name answers OKAY
+    /// (its data still 0) instead of SLVERR.
+    UnmappedReadOkay,
     /// Add `delta` (may be negative; saturates at 0) to the retire cycle
     /// of sequence number `nth`: a timing bug under exact timing, an order
     /// violation when large enough under order timing.
@@ -256,6 +259,7 @@ impl Fault {
         Fault::StatusBit { bit: 1 },
         Fault::RetiredCount { delta: 1 },
         Fault::InstrLoBit { bit: 3 },
+        Fault::UnmappedReadOkay,
         Fault::RetireCycle { nth: 0, delta: 1 },
         Fault::StatusDelay { nth: 1 },
         Fault::Hang { nth_drain: 1 },
@@ -298,6 +302,7 @@ impl Fault {
             Fault::StatusBit { .. } => "status-bit",
             Fault::RetiredCount { .. } => "retired-count",
             Fault::InstrLoBit { .. } => "instr-lo-bit",
+            Fault::UnmappedReadOkay => "unmapped-read-okay",
             Fault::RetireCycle { .. } => "retire-cycle",
             Fault::StatusDelay { .. } => "status-delay",
             Fault::Hang { .. } => "hang",
@@ -591,6 +596,10 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
 
     fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
         let (value, resp) = self.inner.reg_read(offset)?;
+        if self.fault == Fault::UnmappedReadOkay && offset > reg::RETIRED {
+            self.fired = true;
+            return Ok((value, AxiResp::Okay));
+        }
         let value = match self.fault {
             Fault::StatusBit { bit } if offset == reg::STATUS => value ^ (1 << (bit % 32)),
             Fault::RetiredCount { delta } if offset == reg::RETIRED => value.wrapping_add(delta),

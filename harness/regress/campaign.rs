@@ -462,8 +462,13 @@ pub fn run_campaign_controlled<W: Worker>(
     let opened = Barrier::new(jobs);
     let open_failed = AtomicBool::new(false);
     let seeds = SeedRunner::new(options, controls.seed_timeout);
-    let feedback =
-        (options.steer || options.curve).then(|| Steer::new(options.gen_options(), options.steer));
+    let feedback = (options.steer || options.curve).then(|| {
+        Steer::new(
+            options.gen_options(),
+            options.steer,
+            options.timing.is_none(),
+        )
+    });
     let clocks: Vec<SeedClock> = (0..jobs).map(|_| SeedClock::default()).collect();
     let workers_done = AtomicBool::new(false);
     let stop_requested = || controls.stop.is_some_and(|s| s.load(Ordering::SeqCst));

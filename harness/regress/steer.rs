@@ -22,7 +22,8 @@
 //! - **plain**: the generator's own program of the seed, as without `--steer`.
 //!
 //! A quarter of the steered cases also set shape-table entries and e_max
-//! by backdoor before their program.
+//! by backdoor before their program, and an eighth run with stalled I/O
+//! (unless the campaign fixed a timing mode), checked for order.
 
 use crate::coverage::{catalogue, Group};
 use crate::stimulus::mutate::{self, Mutation};
@@ -178,16 +179,22 @@ struct State {
 pub struct Steer {
     gen: GenOptions,
     steer: bool,
+    /// Whether some steered cases may run with stalled I/O (checked for
+    /// order, not exact timing): not when the campaign asked for a timing
+    /// mode, which must then hold for every case.
+    stall_cases: bool,
     state: Mutex<State>,
     merged: Condvar,
 }
 
 impl Steer {
     /// With `steer` false the cases are the generator's own, and only the
-    /// curve is kept.
-    pub fn new(gen: GenOptions, steer: bool) -> Steer {
+    /// curve is kept. With `stall_cases`, an eighth of the steered cases
+    /// run with stalled I/O.
+    pub fn new(gen: GenOptions, steer: bool, stall_cases: bool) -> Steer {
         let first = Arc::new(Snapshot::first(&gen));
         Steer {
+            stall_cases: stall_cases && !gen.stall_io,
             gen,
             steer,
             state: Mutex::new(State {
@@ -280,6 +287,19 @@ impl Steer {
         };
         if rng.percent(25) {
             case.preload = mutate::random_preload(&mut rng);
+        }
+        // Stalled I/O reaches what ideal I/O cannot: engines waiting on an
+        // empty weight stream, a host slow to take a response.
+        if self.stall_cases && rng.percent(12) {
+            case.options.stall_io = true;
+            // And a write no register takes (SLVERR on both sides), which
+            // the stalling host may send with a partial strobe.
+            let at = rng.below(case.program.items.len() as u64 + 1) as usize;
+            let write = Item::RegWrite {
+                offset: pccx_golden::model::reg::RETIRED,
+                value: rng.next_u64() as u32,
+            };
+            case.program.items.insert(at, write);
         }
         (case, origin)
     }
@@ -544,8 +564,8 @@ mod tests {
 
     #[test]
     fn the_first_batch_needs_no_feedback_and_later_ones_wait_for_it() {
-        let steer = Steer::new(gen(), true);
-        let other = Steer::new(gen(), true);
+        let steer = Steer::new(gen(), true, true);
+        let other = Steer::new(gen(), true, true);
         for k in 0..BATCH {
             // Aimed at every bin, before anything ran: no wait, and the
             // same cases from any Steer.
@@ -563,7 +583,7 @@ mod tests {
 
     #[test]
     fn feedback_merges_in_position_order_and_new_finds_join_the_corpus() {
-        let steer = Steer::new(gen(), true);
+        let steer = Steer::new(gen(), true, true);
         let p = Program::default();
         let fb = |bins: Vec<usize>| CaseFeedback {
             bins,
@@ -583,7 +603,7 @@ mod tests {
     #[test]
     fn a_steered_batch_is_a_function_of_the_feedback_before_it() {
         let run = || {
-            let steer = Steer::new(gen(), true);
+            let steer = Steer::new(gen(), true, true);
             for k in 0..BATCH {
                 let (case, _) = steer.case(k, 7 + k).unwrap();
                 steer.feedback(

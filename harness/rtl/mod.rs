@@ -782,6 +782,20 @@ impl NpuModel for RtlModel {
         self.inputs.wdata = value;
         self.inputs.wstrb = 0xF;
         self.inputs.bready = 1;
+        // Under stalled I/O the host also holds BREADY low for 0-2 cycles
+        // of a response, and writes an offset no register takes writes at
+        // (0x0C and the unmapped ones) with a partial strobe half the time:
+        // the same SLVERR and no effect as with a whole one, by another
+        // path of the slave.
+        let mut bready_hold = None;
+        if let Some(rng) = self.write_skew.as_mut() {
+            bready_hold = Some(rng.below(3));
+            use pccx_golden::model::reg;
+            let answers_slverr = !matches!(offset, reg::INSTR_LO | reg::INSTR_HI | reg::STATUS);
+            if answers_slverr && rng.percent(50) {
+                self.inputs.wstrb = 1 + rng.below(14) as u8;
+            }
+        }
         if let Some(rng) = self.write_skew.as_mut() {
             // One channel alone for 0-2 cycles: a slave that takes the
             // address without the data (or the reverse) latches garbage.
@@ -802,9 +816,22 @@ impl NpuModel for RtlModel {
         self.inputs.wvalid = 0;
         let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
         let accepted = self.cycle;
+        if bready_hold.is_some() {
+            self.inputs.bready = 0;
+        }
         self.tick_until(&what, |o| o.bvalid != 0)?;
         self.longest_response_wait = self.longest_response_wait.max(self.cycle - accepted);
         let resp = axi_resp(self.outputs.bresp);
+        if let Some(hold) = bready_hold {
+            // The response stays up until it is taken, in the tick with
+            // BREADY high.
+            for _ in 0..hold {
+                self.tick();
+            }
+            self.inputs.bready = 1;
+            self.tick();
+        }
+        self.inputs.wstrb = 0xF;
         self.inputs.bready = 0;
         Ok(resp)
     }
@@ -813,11 +840,23 @@ impl NpuModel for RtlModel {
         check_offset(offset)?;
         self.inputs.arvalid = 1;
         self.inputs.araddr = offset as u16;
-        self.inputs.rready = 1;
+        // Under stalled I/O the host holds RREADY low for 0-2 cycles of the
+        // read data, as it does BREADY.
+        let rready_hold = self.write_skew.as_mut().map(|rng| rng.below(3));
+        self.inputs.rready = u8::from(rready_hold.is_none());
         self.tick_until("waiting for AXI-Lite to accept a read", |o| o.arready != 0)?;
         self.inputs.arvalid = 0;
-        self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
+        if self.outputs.rvalid == 0 {
+            self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
+        }
         let result = (self.outputs.rdata, axi_resp(self.outputs.rresp));
+        if let Some(hold) = rready_hold {
+            for _ in 0..hold {
+                self.tick();
+            }
+            self.inputs.rready = 1;
+            self.tick();
+        }
         self.inputs.rready = 0;
         Ok(result)
     }
