@@ -294,3 +294,32 @@ fn a_preload_sets_the_tables_through_the_backdoor_ports() {
     let with = retire_err(&case);
     assert_ne!(format!("{without:?}"), format!("{with:?}"));
 }
+
+/// `slurm submit` refuses `--campaign-arg --steer` before writing or
+/// submitting anything: its tasks resume their shards, which steering
+/// cannot.
+#[test]
+fn a_slurm_array_of_a_steered_campaign_is_refused_up_front() {
+    let dir = scratch("slurm");
+    let out = cosim(&[
+        "slurm",
+        "submit",
+        "--seed",
+        "1",
+        "--count",
+        "8",
+        "--shards",
+        "2",
+        "--out",
+        s(&dir.join("run")),
+        "--campaign-arg=--steer",
+        "--dry-run",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot resume"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.join("run").join("campaign.sbatch").exists());
+}

@@ -169,6 +169,17 @@ fn submit_campaign(a: SubmitArgs) -> Result<ExitCode, Failure> {
     if let Some(t) = &a.seed_timeout {
         args.extend(["--seed-timeout".to_string(), t.clone()]);
     }
+    // Every task resumes its shard (a requeued task reruns only what is
+    // missing), which a steered campaign cannot do: say so now, not in
+    // each task's log.
+    if a.campaign_arg.iter().any(|c| c == "--steer") {
+        return Err(Failure::Message(
+            "--campaign-arg --steer: a Slurm task resumes its shard after a requeue, and a \
+             steered campaign cannot resume (its cases are made from the coverage of the ones \
+             before); run steered shards with `pccx-cosim --steer --shard I/N` directly"
+                .into(),
+        ));
+    }
     args.extend(a.campaign_arg.iter().cloned());
     let task_args = if a.coverage {
         vec!["--coverage \"$out\"/coverage.json".to_string()]
