@@ -264,12 +264,10 @@ impl Steer {
                     ..profile.clone()
                 };
                 let part = TestCase::generate(rng.next_u64(), &gen).program;
-                program
-                    .items
-                    .extend(part.items.into_iter().map(|item| match (item, pinned) {
-                        (Item::Instr(word), Some(bin)) => Item::Instr(pin(*bin, word)),
-                        (item, _) => item,
-                    }));
+                program.items.extend(match pinned {
+                    Some(bin) => pin_segment(*bin, part.items, self.gen.fifo_depth),
+                    None => part.items,
+                });
             }
             (TestCase::directed(seed, &self.gen, program), Origin::Hole)
         } else if !snap.corpus.is_empty() && roll < 92 {
@@ -388,10 +386,192 @@ fn pick<'a>(corpus: &'a [(Arc<Program>, u64)], rng: &mut Rng) -> &'a Program {
     &corpus[corpus.len() - 1].0
 }
 
-/// Whether [`pin`] can set an instruction's fields to bin `hole`'s.
+/// Whether [`pin_segment`] can make a segment hit bin `hole`: a flag bin
+/// (the instructions' fields) or a SHAPE reason (the shapes a MAT op reads).
 fn pins(hole: usize) -> bool {
     let bin = &catalogue()[hole];
-    bin.group == Group::Flags && pin_instr(&bin.name, &mut None)
+    match bin.group {
+        Group::Flags => pin_instr(&bin.name, &mut None),
+        Group::Errors => shape_for(&bin.name).is_some() || pin_instr(&bin.name, &mut None),
+        Group::FifoFull => true,
+        Group::Hazards => matches!(
+            bin.name.as_str(),
+            "WAW table" | "WAR table" | "RAW host" | "WAR host" | "WAW host"
+        ),
+        _ => false,
+    }
+}
+
+/// A segment made to hit bin `bin`: each instruction's fields set to a flag
+/// bin's, or, for a SHAPE reason, the first two MAT ops of the bin's opcode
+/// preceded by MEMSETs of the entries they read with shapes that fail for
+/// that reason first (docs/coverage.md, "Steering").
+fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
+    let name = &catalogue()[bin].name;
+    if catalogue()[bin].group == Group::FifoFull {
+        return fifo_flood(name, items, fifo_depth);
+    }
+    if matches!(name.as_str(), "WAW table" | "WAR table") {
+        return table_hazard(items);
+    }
+    if let Some(kind) = name.strip_suffix(" host") {
+        return host_hazard(kind, items);
+    }
+    let Some((op, [m, k, k2, n])) = shape_for(name) else {
+        return items
+            .into_iter()
+            .map(|item| match item {
+                Item::Instr(word) => Item::Instr(pin(bin, word)),
+                item => item,
+            })
+            .collect();
+    };
+    let memset = |table, index, a, b| {
+        Item::Instr(
+            Instr::Memset(isa::Memset {
+                dest_cache: table,
+                dest_addr: index,
+                a_value: a,
+                b_value: b,
+                c_value: 0,
+                reserved: 0,
+            })
+            .encode(),
+        )
+    };
+    let mut out = Vec::with_capacity(items.len() + 4);
+    let mut pinned = 0;
+    for item in items {
+        if let (Item::Instr(word), true) = (item, pinned < 2) {
+            let mat = match (op, isa::decode(word)) {
+                ("gemv", Decoded::Legal(Instr::Gemv(mat))) => Some(mat),
+                ("gemm", Decoded::Legal(Instr::Gemm(mat))) => Some(mat),
+                _ => None,
+            };
+            if let Some(mat) = mat {
+                out.push(memset(ShapeTable::Fmap, mat.shape_ptr_addr, m, k));
+                out.push(memset(ShapeTable::Weight, mat.size_ptr_addr, k2, n));
+                pinned += 1;
+            }
+        }
+        out.push(item);
+    }
+    out
+}
+
+/// A segment whose first instruction of engine `engine` (`GEMV`, `MEM`,
+/// ...) comes FIFO-depth + 1 more times right after it: the engine busy
+/// with the first, its FIFO full behind it, the last latch waiting.
+fn fifo_flood(engine: &str, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
+    let mut out = Vec::with_capacity(items.len() + fifo_depth as usize + 1);
+    let mut done = false;
+    for item in items {
+        out.push(item);
+        if let (Item::Instr(word), false) = (item, done) {
+            if let Decoded::Legal(instr) = isa::decode(word) {
+                let name = match instr.opcode().name() {
+                    "MEMCPY" => "MEM",
+                    other => other,
+                };
+                if name == engine {
+                    out.extend((0..=fifo_depth).map(|_| Item::Instr(word)));
+                    done = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A segment whose first MAT op is followed, back to back, by two MEMSETs
+/// of the fmap entry it reads: the first waits for the MAT op (WAR on the
+/// table), the second is latched while the first waits (WAW).
+fn table_hazard(items: Vec<Item>) -> Vec<Item> {
+    let mut out = Vec::with_capacity(items.len() + 2);
+    let mut done = false;
+    for item in items {
+        out.push(item);
+        if let (Item::Instr(word), false) = (item, done) {
+            if let Decoded::Legal(Instr::Gemv(mat) | Instr::Gemm(mat)) = isa::decode(word) {
+                let memset = Instr::Memset(isa::Memset {
+                    dest_cache: ShapeTable::Fmap,
+                    dest_addr: mat.shape_ptr_addr,
+                    a_value: 1,
+                    b_value: 16,
+                    c_value: 0,
+                    reserved: 0,
+                })
+                .encode();
+                out.extend([Item::Instr(memset), Item::Instr(memset)]);
+                done = true;
+            }
+        }
+    }
+    out
+}
+
+/// A segment whose first MEMCPY of the right direction is followed, back to
+/// back, by one that touches the same host words: for `RAW`, an L2 -> host
+/// copy and the host -> L2 copy back; for `WAR`, a host -> L2 copy and the
+/// L2 -> host copy over its source; for `WAW`, an L2 -> host copy twice.
+fn host_hazard(kind: &str, items: Vec<Item>) -> Vec<Item> {
+    let older = if kind == "WAR" {
+        "host->l2"
+    } else {
+        "l2->host"
+    };
+    let mut out = Vec::with_capacity(items.len() + 1);
+    let mut done = false;
+    for item in items {
+        out.push(item);
+        if let (Item::Instr(word), false) = (item, done) {
+            if let Decoded::Legal(Instr::Memcpy(m)) = isa::decode(word) {
+                if memcpy_direction(&m) == older {
+                    let younger = match kind {
+                        "WAW" => m,
+                        // The other direction, the two addresses swapped:
+                        // each stays on its own side.
+                        _ => isa::Memcpy {
+                            from_device: m.to_device,
+                            to_device: m.from_device,
+                            src_addr: m.dest_addr,
+                            dest_addr: m.src_addr,
+                            ..m
+                        },
+                    };
+                    out.push(Item::Instr(Instr::Memcpy(younger).encode()));
+                    done = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// For a `SHAPE <op> <reason>` bin, the opcode and a shape (M, K, K', N)
+/// that fails the shape check for that reason first (zero dimension, K
+/// mismatch, M != 1 on a GEMV, past L1: M * ceil(K/16) > 2048, past the
+/// accumulators: M * ceil(N/8) > 512).
+fn shape_for(name: &str) -> Option<(&'static str, [u16; 4])> {
+    let words: Vec<&str> = name.split(' ').collect();
+    let ["SHAPE", op, reason] = words.as_slice() else {
+        return None;
+    };
+    let op: &'static str = match *op {
+        "gemv" => "gemv",
+        "gemm" => "gemm",
+        _ => return None,
+    };
+    let m = if op == "gemv" { 1 } else { 2 };
+    let shape = match *reason {
+        "zero-dim" => [m, 0, 0, 8],
+        "k-mismatch" => [m, 16, 17, 8],
+        "m!=1" => [2, 16, 16, 8],
+        "over-l1" => [m, 32800, 32800, 8],
+        "over-acc" => [m, 16, 16, 4100],
+        _ => return None,
+    };
+    Some((op, shape))
 }
 
 /// `word` with the fields flag bin `bin` names, if it is an instruction of
@@ -439,14 +619,41 @@ fn pin_instr(name: &str, instr: &mut Option<Instr>) -> bool {
         }
         ["memcpy", direction, mode @ ("sync" | "async")] => {
             if let Some(Instr::Memcpy(m)) = instr {
-                let dir = match (m.from_device, m.to_device) {
-                    (true, false) => "host->l2",
-                    (false, true) => "l2->host",
-                    _ => "l2->l2",
-                };
-                if dir == *direction {
+                if memcpy_direction(m) == *direction {
                     m.async_ = *mode == "async";
                 }
+            }
+            true
+        }
+        [_range @ ("L2_RANGE" | "HOST_RANGE"), "memcpy", direction, end @ ("src" | "dest")] => {
+            // The last address the 17-bit field holds: past L2 on every
+            // configuration, and past host memory for any copy of two words
+            // or more.
+            if let Some(Instr::Memcpy(m)) = instr {
+                if memcpy_direction(m) == *direction {
+                    match *end {
+                        "src" => m.src_addr = 0x1_FFFF,
+                        _ => m.dest_addr = 0x1_FFFF,
+                    }
+                }
+            }
+            true
+        }
+        ["L2_RANGE", op @ ("gemv" | "gemm" | "cvo"), end @ ("src" | "dest")] => {
+            // The last address of the 17-bit field: past L2 everywhere.
+            let ours = instr
+                .as_ref()
+                .is_some_and(|i| i.opcode().name().eq_ignore_ascii_case(op));
+            match (ours, instr) {
+                (true, Some(Instr::Gemv(m) | Instr::Gemm(m))) => match *end {
+                    "src" => m.src_addr = 0x1_FFFF,
+                    _ => m.dest_reg = 0x1_FFFF,
+                },
+                (true, Some(Instr::Cvo(c))) => match *end {
+                    "src" => c.src_addr = 0x1_FFFF,
+                    _ => c.dst_addr = 0x1_FFFF,
+                },
+                _ => {}
             }
             true
         }
@@ -477,6 +684,15 @@ fn pin_instr(name: &str, instr: &mut Option<Instr>) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+/// A MEMCPY's direction as the coverage bins name it.
+fn memcpy_direction(m: &isa::Memcpy) -> &'static str {
+    match (m.from_device, m.to_device) {
+        (true, false) => "host->l2",
+        (false, true) => "l2->host",
+        _ => "l2->l2",
     }
 }
 
@@ -622,6 +838,53 @@ mod tests {
         let (a, b) = (run(), run());
         assert_eq!(a, b);
         assert!(a.iter().any(|(_, o)| *o != Origin::Plain), "{a:?}");
+    }
+
+    /// A SHAPE reason's pin makes the MAT op it precedes fail for that
+    /// reason: the probe on the golden model counts the bin.
+    #[test]
+    fn a_shape_pin_hits_its_reason() {
+        use crate::coverage::Probe;
+        use pccx_golden::model::NpuModel;
+        use pccx_golden::{Golden, GoldenConfig};
+        let gemv = Instr::Gemv(isa::MatOp {
+            dest_reg: 0x100,
+            src_addr: 0,
+            flags: 0,
+            size_ptr_addr: 4,
+            shape_ptr_addr: 3,
+            parallel_lane: 0,
+            reserved: 0,
+        });
+        let Instr::Gemv(op) = gemv else {
+            unreachable!()
+        };
+        let gemm = Instr::Gemm(op);
+        let mut pinned = 0;
+        for (i, bin) in catalogue().iter().enumerate() {
+            let Some((opcode, _)) = shape_for(&bin.name) else {
+                continue;
+            };
+            let word = if opcode == "gemv" { gemv } else { gemm }.encode();
+            let items = pin_segment(i, vec![Item::Instr(word)], 2);
+            assert_eq!(items.len(), 3, "{}", bin.name);
+            let mut probe = Probe::new(Golden::new(GoldenConfig { l2_words: 4096 }));
+            probe.reset().unwrap();
+            for item in items {
+                if let Item::Instr(w) = item {
+                    probe.issue(w).unwrap();
+                }
+            }
+            probe.drain().unwrap();
+            assert_eq!(
+                probe.coverage().count(Group::Errors, &bin.name),
+                Some(1),
+                "{}",
+                bin.name
+            );
+            pinned += 1;
+        }
+        assert_eq!(pinned, 9, "the nine SHAPE bins");
     }
 
     #[test]
