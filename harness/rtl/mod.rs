@@ -795,8 +795,6 @@ impl NpuModel for RtlModel {
             if answers_slverr && rng.percent(50) {
                 self.inputs.wstrb = 1 + rng.below(14) as u8;
             }
-        }
-        if let Some(rng) = self.write_skew.as_mut() {
             // One channel alone for 0-2 cycles: a slave that takes the
             // address without the data (or the reverse) latches garbage.
             let lead = rng.below(3);
