@@ -40,7 +40,7 @@ const MIN_VERILATOR: (u32, u32) = (5, 6);
 /// The version of the build steps below, part of every cache key: bump it
 /// when a step changes what it produces (a flag, a file, an order), so that
 /// entries built the old way are not reused.
-const RECIPE: &str = "build.rs-2";
+const RECIPE: &str = "build.rs-3";
 
 /// Keys of a `.cfg` file that describe the configuration instead of setting
 /// an RTL parameter; they are not passed to Verilator.
@@ -561,6 +561,7 @@ impl Builder {
                     String::from_utf8_lossy(&result.stderr)
                 ));
             }
+            recipe::key_random_resets(&mdir)?;
             let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
             // Largest first: the longest compile starts first, and the last
             // ones to finish are short.

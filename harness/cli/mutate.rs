@@ -26,6 +26,23 @@ pub(super) struct MutateArgs {
     /// How many mutants to sample from all sites (0: every site).
     #[arg(long, default_value_t = 200)]
     sample: usize,
+    /// Every site of hw/rtl (the same as `--sample 0`).
+    #[arg(long, conflicts_with_all = ["ids", "sample", "id", "changed_since"])]
+    all: bool,
+    /// The sites on the lines of hw/rtl changed since the git revision REF
+    /// (committed since, or edited and not committed; a file git does not
+    /// track counts whole): the mutants of a change.
+    #[arg(long, value_name = "REF", conflicts_with_all = ["ids", "sample", "id"])]
+    changed_since: Option<String>,
+    /// Run this one mutant (by its id, `file:line:column:class`); may be
+    /// given more than once.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["ids", "sample"])]
+    id: Vec<String>,
+    /// How mutants are built: all in one mutant schema, each guarded by a
+    /// run-time selector (sites it cannot guard are built alone), or each
+    /// alone; `auto` takes the schema for more than 30 mutants.
+    #[arg(long, value_enum, default_value_t = Builds::Auto)]
+    builds: Builds,
     /// Seed of the sample.
     #[arg(long, default_value_t = 1, value_parser = parse_u64)]
     sample_seed: u64,
@@ -75,6 +92,23 @@ pub(super) struct MutateArgs {
     shard: Option<crate::regress::campaign::Shard>,
 }
 
+/// How the mutants of a run are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Builds {
+    /// The schema for more than [`SCHEMA_FROM`] mutants, else each alone.
+    Auto,
+    /// One mutant schema for every site it can guard.
+    Schema,
+    /// Each mutant Verilated and compiled alone.
+    Alone,
+}
+
+/// From this many mutants on, `--builds auto` takes the schema: its build
+/// (a few minutes here, then cached) costs as much as about 30 mutants
+/// built alone.
+#[cfg_attr(not(feature = "rtl"), allow(dead_code))]
+const SCHEMA_FROM: usize = 31;
+
 // The flags of the internal `mutate-run`.
 // Read only by the RTL build's `mutate-run`.
 #[cfg_attr(not(feature = "rtl"), allow(dead_code))]
@@ -92,6 +126,10 @@ pub(super) struct MutateRunArgs {
     instrs: usize,
     #[arg(long)]
     budget: u64,
+    /// The mutant to select in the schema `--so` (absent: `--so` is one
+    /// mutant built alone).
+    #[arg(long)]
+    selector: Option<u32>,
 }
 
 #[cfg(not(feature = "rtl"))]
@@ -109,8 +147,13 @@ pub(super) fn mutate_run(args: MutateRunArgs) -> Result<ExitCode, Failure> {
         first_seed,
         instrs,
         budget,
+        selector,
     } = args;
-    let model = build::load(&so).map_err(Failure::Message)?;
+    let model = match selector {
+        Some(k) => build::load_schema(&so, k),
+        None => build::load(&so),
+    }
+    .map_err(Failure::Message)?;
     let options = MutateOptions {
         config: hw_config(&config),
         seeds,
@@ -141,6 +184,33 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
     }
     let sites = mutate::all_sites(&root).map_err(Failure::Message)?;
     let chosen = match &a.ids {
+        None if !a.id.is_empty() => {
+            let mut out = Vec::new();
+            for id in &a.id {
+                out.push(mutate::by_id(&sites, id).cloned().ok_or_else(|| {
+                    Failure::Message(format!(
+                        "--id: `{id}` is not a mutation site of hw/rtl (`mutate --list --sample 0` lists them)"
+                    ))
+                })?);
+            }
+            out
+        }
+        None if a.changed_since.is_some() => {
+            let base = a.changed_since.as_deref().unwrap_or_default();
+            let changed = mutate::changed_lines(&root, base).map_err(Failure::Message)?;
+            let lines: usize = changed.values().map(|l| l.len()).sum();
+            let chosen: Vec<mutate::Mutant> = sites
+                .iter()
+                .filter(|m| changed.get(&m.file).is_some_and(|l| l.contains(&m.line)))
+                .cloned()
+                .collect();
+            say!(
+                "mutate: {lines} lines of hw/rtl changed since {base} in {} files; {} mutation sites on them",
+                changed.len(),
+                chosen.len()
+            );
+            chosen
+        }
         Some(file) => {
             let ids = mutate::read_id_list(file).map_err(Failure::Message)?;
             let mut out = Vec::new();
@@ -154,7 +224,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
             }
             out
         }
-        None if a.sample == 0 => sites.clone(),
+        None if a.sample == 0 || a.all => sites.clone(),
         None => mutate::sample(&sites, a.sample, a.sample_seed),
     };
     let equivalent = if a.equivalent.exists() {
@@ -185,6 +255,14 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
     }
     let selection = match (&a.ids, a.sample) {
         (Some(file), _) => format!("ids {}", file.display()),
+        (None, _) if !a.id.is_empty() => format!("id {}", a.id.join(" ")),
+        (None, _) if a.changed_since.is_some() => {
+            format!(
+                "changed-since {}",
+                a.changed_since.as_deref().unwrap_or_default()
+            )
+        }
+        (None, _) if a.all => "all".to_string(),
         (None, 0) => "all".to_string(),
         (None, n) => format!("sample {n} seed {}", a.sample_seed),
     };
@@ -243,6 +321,38 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
     };
     let builder = Builder::new(&root, &a.work, options.config).map_err(Failure::Message)?;
     let exe = std::env::current_exe().map_err(|e| Failure::Message(e.to_string()))?;
+    let use_schema = match a.builds {
+        Builds::Schema => !to_run.is_empty(),
+        Builds::Alone => false,
+        Builds::Auto => to_run.len() >= SCHEMA_FROM,
+    };
+    let schema = if use_schema {
+        let begin = std::time::Instant::now();
+        let built = builder
+            .schema(&sites, &|line| say!("{line}"))
+            .map_err(Failure::Message)?;
+        say!(
+            "mutant schema: {} of {} sites guarded, {} built alone; {} in {:.0} s ({})",
+            sites.len() - built.schema.unguarded.len(),
+            sites.len(),
+            built.schema.unguarded.len(),
+            if built.cached {
+                "found in the build cache"
+            } else {
+                "built"
+            },
+            begin.elapsed().as_secs_f64(),
+            built.so.display()
+        );
+        Some(built)
+    } else {
+        None
+    };
+    let selector_of: std::collections::HashMap<String, u32> = sites
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (m.id(), mutate::schema::selector_of(k)))
+        .collect();
     let started = std::time::Instant::now();
     let total = to_run.len();
     let queue = std::sync::Mutex::new(to_run.into_iter().enumerate());
@@ -257,7 +367,11 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
                 let next = queue.lock().unwrap().next();
                 let Some((n, m)) = next else { break };
                 // None: the child was stopped from outside; no result.
-                let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe) else {
+                let guarded = schema.as_ref().and_then(|b| {
+                    let k = selector_of[&m.id()];
+                    (!b.schema.unguarded.contains_key(&k)).then_some((b.so.as_path(), k))
+                });
+                let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe, guarded) else {
                     continue;
                 };
                 r.equivalent = equivalent.get(&m.id()).cloned();

@@ -26,7 +26,7 @@ const RTLD_NOW: c_int = 2;
 
 /// The version of the build steps of this file, part of every key they
 /// make: bump it when a step changes what it produces.
-const RECIPE: &str = "dynamic-2";
+const RECIPE: &str = "dynamic-3";
 
 /// The C++ opt level of an on-demand model. Measured on the test that
 /// opens all four `skew_*` configurations (tests/timing.rs,
@@ -128,6 +128,11 @@ impl Toolchain {
         })
     }
 
+    /// The Verilator command.
+    pub fn verilator(&self) -> &str {
+        &self.verilator
+    }
+
     /// The flags of every compile and link: position-independent code for a
     /// shared object, no tracing and no coverage (the shim then answers a
     /// waveform request with "no tracing").
@@ -151,7 +156,7 @@ impl Toolchain {
     }
 
     /// What a key must hold of this toolchain for a build at `opt`.
-    fn identity(&self, opt: &str) -> Vec<(&'static str, String)> {
+    pub fn identity(&self, opt: &str) -> Vec<(&'static str, String)> {
         vec![
             ("verilator --version", self.verilator_version.clone()),
             ("c++", format!("{} {}", self.cxx, self.flags(opt).join(" "))),
@@ -258,6 +263,7 @@ impl Toolchain {
             &self.verilator,
         )
         .map_err(|e| ("verilator", e))?;
+        recipe::key_random_resets(&mdir).map_err(|e| ("verilator", e))?;
         let lists = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))
             .map_err(|e| ("verilator", e))?;
         let obj = dir.join("obj");
@@ -297,6 +303,7 @@ impl Toolchain {
             format!("-DPCCX_L2_WORDS={}", model.config.l2_words),
             format!("-DPCCX_FIFO_DEPTH={}", model.config.fifo_depth),
         ]);
+        flags.extend(model.defines.iter().map(|d| format!("-D{d}")));
         self.compile(model.jobs, &flags, &units)
             .map_err(|e| ("c++", e))?;
         let so = dir.join(format!("pccx_model_{name}.so"));
@@ -333,10 +340,12 @@ pub struct SharedModel<'a> {
     pub opt: &'a str,
     /// C++ compiles run at once.
     pub jobs: usize,
+    /// Preprocessor symbols of the model's compile (`PCCX_MUTANT_SCHEMA`).
+    pub defines: &'a [&'a str],
 }
 
 /// How many compiles to run at once: the cores this process may use.
-fn jobs() -> usize {
+pub fn jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
@@ -367,6 +376,32 @@ pub fn load(so: &Path, name: &str) -> Result<&'static SimOps, String> {
         }
         let get: extern "C" fn() -> *const SimOps = std::mem::transmute(sym);
         Ok(&*get())
+    }
+}
+
+/// The C function `symbol` of the shared object `so` (loaded if it is not
+/// yet), for the few calls a particular kind of model adds to the table.
+pub fn symbol(so: &Path, symbol: &str) -> Result<*mut c_void, String> {
+    let path = CString::new(so.to_string_lossy().as_bytes().to_vec())
+        .map_err(|_| format!("{}: the path holds a NUL byte", so.display()))?;
+    let name = CString::new(symbol).map_err(|_| format!("`{symbol}`: a NUL byte"))?;
+    // SAFETY: dlopen of a library this file built (a second dlopen of a
+    // loaded library returns the same handle) and dlsym of a name; the
+    // caller gives the pointer its type.
+    unsafe {
+        let handle = dlopen(path.as_ptr(), RTLD_NOW);
+        if handle.is_null() {
+            return Err(format!(
+                "cannot load {}: {}",
+                so.display(),
+                CStr::from_ptr(dlerror()).to_string_lossy()
+            ));
+        }
+        let sym = dlsym(handle, name.as_ptr());
+        if sym.is_null() {
+            return Err(format!("{} has no {symbol}", so.display()));
+        }
+        Ok(sym)
     }
 }
 
@@ -462,6 +497,7 @@ impl OnDemand {
                 verilator_args: ON_DEMAND_VERILATOR_ARGS,
                 opt: ON_DEMAND_OPT,
                 jobs: jobs(),
+                defines: &[],
             };
             toolchain
                 .build_shared_object(&model, dir, &runtime)

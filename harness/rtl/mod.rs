@@ -10,7 +10,7 @@ pub mod coverage;
 pub mod dynamic;
 mod ffi;
 pub mod host_port;
-mod recipe;
+pub mod recipe;
 pub mod weight_port;
 
 use std::collections::HashMap;

@@ -293,6 +293,109 @@ pub fn class_files(lists: &BTreeMap<String, Vec<String>>, kinds: &[&str]) -> Vec
         .collect()
 }
 
+/// Rewrites the random resets of Verilator's generated C++ in `mdir` so
+/// that each variable's drawn value depends on the seed, the variable's
+/// name and its element only, not on the order of the draws: the lines
+/// `vlSelf->NAME[i]... = VL_RAND_RESET_I(n);` (also `_Q`) and
+/// `VL_RAND_RESET_W(n, vlSelf->NAME[i]...);` become `PCCX_RAND_*` calls
+/// that name the variable (harness/rtl/shim/pccx_rand_reset.h). Two builds
+/// of nearly the same RTL (a mutant alone, and the same mutant in a
+/// schema) then start from the same state in every variable they share,
+/// though one has variables the other lacks. A line of another shape keeps
+/// Verilator's macro (the shim's draw in order). Returns how many lines
+/// were rewritten.
+pub fn key_random_resets(mdir: &Path) -> Result<usize, String> {
+    let mut rewritten = 0;
+    let entries = fs::read_dir(mdir).map_err(|e| format!("cannot read {}: {e}", mdir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !text.contains("VL_RAND_RESET") {
+            continue;
+        }
+        let mut out = String::with_capacity(text.len() + 4096);
+        for line in text.split_inclusive('\n') {
+            match keyed_reset_line(line) {
+                Some(new) => {
+                    out.push_str(&new);
+                    rewritten += 1;
+                }
+                None => out.push_str(line),
+            }
+        }
+        fs::write(&path, out).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(rewritten)
+}
+
+/// `vlSelf->NAME[__Vi0][__Vi1]` at the start of `s`: the name, the loop
+/// indices, and the length taken.
+fn reset_target(s: &str) -> Option<(&str, Vec<&str>, usize)> {
+    let rest = s.strip_prefix("vlSelf->")?;
+    let name_len = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    if name_len == 0 {
+        return None;
+    }
+    let mut at = "vlSelf->".len() + name_len;
+    let mut indices = Vec::new();
+    while s[at..].starts_with('[') {
+        let close = s[at..].find(']')? + at;
+        let index = &s[at + 1..close];
+        if !index.starts_with("__Vi") || !index[4..].bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        indices.push(index);
+        at = close + 1;
+    }
+    Some((&rest[..name_len], indices, at))
+}
+
+/// The element number of a target's loop indices.
+fn element_expr(indices: &[&str]) -> String {
+    indices.iter().fold("0ULL".to_string(), |acc, i| {
+        format!("(({acc}) * 0x10000ULL + (unsigned long long)({i}))")
+    })
+}
+
+fn keyed_reset_line(line: &str) -> Option<String> {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let body = line.trim();
+    if let Some(args) = body
+        .strip_prefix("VL_RAND_RESET_W(")
+        .and_then(|r| r.strip_suffix(");"))
+    {
+        let (bits, target) = args.split_once(", ")?;
+        let (name, indices, len) = reset_target(target)?;
+        if len != target.len() {
+            return None;
+        }
+        return Some(format!(
+            "{indent}PCCX_RAND_W({bits}, {target}, \"{name}\", {});\n",
+            element_expr(&indices)
+        ));
+    }
+    let (name, indices, len) = reset_target(body)?;
+    let rhs = body[len..].strip_prefix(" = VL_RAND_RESET_")?;
+    let kind = rhs.get(..1)?;
+    if kind != "I" && kind != "Q" {
+        return None;
+    }
+    let bits = rhs[1..].strip_prefix('(')?.strip_suffix(");")?;
+    Some(format!(
+        "{indent}{} = PCCX_RAND_{kind}({bits}, \"{name}\", {});\n",
+        &body[..len],
+        element_expr(&indices)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,5 +572,26 @@ mod tests {
         );
         assert_eq!(lists["VM_GLOBAL_SLOW"], Vec::<String>::new());
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn random_resets_are_keyed_by_name_and_element() {
+        assert_eq!(
+            keyed_reset_line("    vlSelf->a__DOT__b = VL_RAND_RESET_I(8);\n").unwrap(),
+            "    vlSelf->a__DOT__b = PCCX_RAND_I(8, \"a__DOT__b\", 0ULL);\n"
+        );
+        assert_eq!(
+            keyed_reset_line("        vlSelf->m[__Vi0][__Vi1] = VL_RAND_RESET_Q(40);\n").unwrap(),
+            "        vlSelf->m[__Vi0][__Vi1] = PCCX_RAND_Q(40, \"m\", \
+             ((((0ULL) * 0x10000ULL + (unsigned long long)(__Vi0))) * 0x10000ULL + \
+             (unsigned long long)(__Vi1)));\n"
+        );
+        assert_eq!(
+            keyed_reset_line("    VL_RAND_RESET_W(96, vlSelf->w[__Vi0]);\n").unwrap(),
+            "    PCCX_RAND_W(96, vlSelf->w[__Vi0], \"w\", ((0ULL) * 0x10000ULL + \
+             (unsigned long long)(__Vi0)));\n"
+        );
+        // Another shape keeps Verilator's macro.
+        assert_eq!(keyed_reset_line("    x = VL_RAND_RESET_I(3) + 1;\n"), None);
     }
 }

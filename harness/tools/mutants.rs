@@ -13,12 +13,19 @@ pub enum Verdict {
     #[serde(rename = "killed")]
     Killed {
         seed: u64,
+        /// Programs run up to and including the killing one (random seeds,
+        /// then the CVO sweep's cases).
+        #[serde(default)]
+        programs: u64,
         /// Instructions issued over all seeds up to and including the
         /// killing one.
         instructions: u64,
         seconds: f64,
         /// The check that caught it (or "watchdog", "model error").
         by: String,
+        /// The first mismatch, when a check caught it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mismatch: Option<Box<crate::scoreboard::MismatchRecord>>,
     },
     #[serde(rename = "survived")]
     Survived { seeds: u64, instructions: u64 },
@@ -73,6 +80,13 @@ impl MutantRecord {
                 self.result,
                 Verdict::Survived { .. } | Verdict::TimedOut { .. }
             )
+    }
+}
+
+impl MutantRecord {
+    /// The file of hw/rtl the mutant is in (its id's first field).
+    pub fn file(&self) -> &str {
+        self.id.split(':').next().unwrap_or("")
     }
 }
 
@@ -198,8 +212,89 @@ pub struct MutateReport {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     pub summary: Value,
+    /// The kill table per mutation class, and per file of hw/rtl.
+    #[serde(default)]
+    pub by_class: Vec<KillRow>,
+    #[serde(default)]
+    pub by_file: Vec<KillRow>,
+    /// The kills that took longest, slowest first.
+    #[serde(default)]
+    pub slowest_kills: Vec<SlowKill>,
+    /// Mutants neither killed nor listed as equivalent, each with the
+    /// command that runs it again.
+    #[serde(default)]
+    pub survivors: Vec<Survivor>,
     pub mutants: Vec<MutantRecord>,
 }
+
+/// One row of a kill table: the verdicts of a group of mutants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KillRow {
+    /// The class or the file.
+    pub name: String,
+    pub mutants: usize,
+    pub killed: usize,
+    pub survived: usize,
+    pub timed_out: usize,
+    pub not_compiling: usize,
+    pub equivalent: usize,
+    pub kill_rate: Option<f64>,
+}
+
+impl KillRow {
+    fn of(name: &str, records: &[&MutantRecord]) -> KillRow {
+        let owned: Vec<MutantRecord> = records.iter().map(|r| (*r).clone()).collect();
+        let s = summarize(&owned);
+        KillRow {
+            name: name.to_string(),
+            mutants: s.total,
+            killed: s.killed,
+            survived: s.survived,
+            timed_out: s.timed_out,
+            not_compiling: s.not_compiling,
+            equivalent: s.equivalent,
+            kill_rate: s.kill_rate,
+        }
+    }
+
+    fn line(&self, width: usize) -> String {
+        let rate = self
+            .kill_rate
+            .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
+        format!(
+            "  {:<width$} {:>5} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
+            self.name,
+            self.mutants,
+            self.killed,
+            self.survived,
+            self.timed_out,
+            self.not_compiling,
+            self.equivalent,
+            rate
+        )
+    }
+}
+
+/// A kill and what it took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlowKill {
+    pub id: String,
+    pub seconds: f64,
+    pub programs: u64,
+    pub by: String,
+}
+
+/// A survivor and how to run it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Survivor {
+    pub id: String,
+    pub change: String,
+    pub verdict: String,
+    pub reproduce: String,
+}
+
+/// How many of the slowest kills a report lists.
+const SLOWEST: usize = 10;
 
 impl MutateReport {
     /// The report of `records` (put in the order of `order`, the run's
@@ -221,6 +316,59 @@ impl MutateReport {
             .filter(|id| !have.contains(id.as_str()))
             .cloned()
             .collect();
+        let by_class = CLASS_NAMES
+            .iter()
+            .map(|c| {
+                let of: Vec<&MutantRecord> = records.iter().filter(|r| r.class == *c).collect();
+                KillRow::of(c, &of)
+            })
+            .collect();
+        let mut files: Vec<&str> = records.iter().map(|r| r.file()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let by_file = files
+            .into_iter()
+            .map(|f| {
+                let of: Vec<&MutantRecord> = records.iter().filter(|r| r.file() == f).collect();
+                KillRow::of(f, &of)
+            })
+            .collect();
+        let mut kills: Vec<SlowKill> = records
+            .iter()
+            .filter_map(|r| match &r.result {
+                Verdict::Killed {
+                    seconds,
+                    programs,
+                    by,
+                    ..
+                } => Some(SlowKill {
+                    id: r.id.clone(),
+                    seconds: *seconds,
+                    programs: *programs,
+                    by: by.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        kills.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        kills.truncate(SLOWEST);
+        let survivors = records
+            .iter()
+            .filter(|r| r.survives())
+            .map(|r| Survivor {
+                id: r.id.clone(),
+                change: r.change.clone(),
+                verdict: r.result.name().into(),
+                reproduce: format!(
+                    "pccx-cosim mutate --id {} --config {} --seeds {} --instrs {} --budget {}",
+                    crate::regress::merge::shell_word(&r.id),
+                    header.config,
+                    header.seeds,
+                    header.instrs,
+                    header.budget_seconds
+                ),
+            })
+            .collect();
         MutateReport {
             config: header.config.clone(),
             seeds: header.seeds,
@@ -230,37 +378,63 @@ impl MutateReport {
             missing,
             interrupted: false,
             summary: summary_json(&summarize(&records)),
+            by_class,
+            by_file,
+            slowest_kills: kills,
+            survivors,
             mutants: records,
         }
     }
 
-    /// The tables per class and the survivors, then the summary line;
+    /// The kill tables per class and per file, the slowest kills, the
+    /// survivors with their commands, then the summary line;
     /// `equivalent_file` is where an equivalent survivor is to be listed.
     pub fn text(&self, equivalent_file: &str) -> String {
         let mut out = Vec::new();
-        for class in CLASS_NAMES {
-            let of: Vec<MutantRecord> = self
-                .mutants
-                .iter()
-                .filter(|r| r.class == class)
-                .cloned()
-                .collect();
-            let s = summarize(&of);
-            let rate = s
-                .kill_rate
-                .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
-            out.push(format!(
-                "  {:<20} {:>4} mutants: {:>4} killed, {:>3} survived, {:>3} timed out, {:>3} not compiling, {:>3} equivalent; kill rate {rate}",
-                class, s.total, s.killed, s.survived, s.timed_out, s.not_compiling, s.equivalent
-            ));
+        let width = self
+            .by_file
+            .iter()
+            .map(|r| r.name.len())
+            .chain([20])
+            .max()
+            .unwrap_or(20);
+        let head = format!(
+            "  {:<width$} {:>5} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
+            "",
+            "all",
+            "killed",
+            "survived",
+            "timed out",
+            "not compiling",
+            "equivalent",
+            "kill rate"
+        );
+        for (title, rows) in [("per class", &self.by_class), ("per file", &self.by_file)] {
+            if rows.iter().all(|r| r.mutants == 0) {
+                continue;
+            }
+            out.push(format!("kill table {title}:"));
+            out.push(head.clone());
+            out.extend(rows.iter().filter(|r| r.mutants > 0).map(|r| r.line(width)));
         }
-        let survivors: Vec<&MutantRecord> = self.mutants.iter().filter(|r| r.survives()).collect();
-        if !survivors.is_empty() {
+        if !self.slowest_kills.is_empty() {
+            out.push("slowest kills:".into());
+            for k in &self.slowest_kills {
+                out.push(format!(
+                    "  {:>8.2} s  {:>3} programs  {}  by {}",
+                    k.seconds, k.programs, k.id, k.by
+                ));
+            }
+        }
+        if !self.survivors.is_empty() {
             out.push(format!(
                 "survivors (examine each: an equivalent mutant goes into {equivalent_file} with its reason):"
             ));
-            for r in survivors {
-                out.push(format!("  {}  {}", r.id, r.change));
+            for r in &self.survivors {
+                out.push(format!(
+                    "  {}  ({})\n      {}",
+                    r.change, r.verdict, r.reproduce
+                ));
             }
         }
         if !self.missing.is_empty() {
@@ -273,11 +447,12 @@ impl MutateReport {
         out.join("\n")
     }
 
-    /// Every mutant of the run has a record and each is killed, not
-    /// compiling being a failure too, unless listed as equivalent.
+    /// Every mutant of the run has a record, and each that compiles is
+    /// killed unless listed as equivalent (a mutant Verilator refuses is no
+    /// bug a test could miss).
     pub fn all_killed(&self) -> bool {
         let s = summarize(&self.mutants);
-        self.missing.is_empty() && s.not_compiling == 0 && s.killed + s.equivalent == s.total
+        self.missing.is_empty() && s.killed + s.equivalent + s.not_compiling == s.total
     }
 }
 
@@ -366,6 +541,17 @@ impl MutateMerged {
                 "--ids {}",
                 crate::regress::merge::shell_word(h.selection.trim_start_matches("ids "))
             ),
+            ["changed-since", base] => {
+                format!(
+                    "--changed-since {}",
+                    crate::regress::merge::shell_word(base)
+                )
+            }
+            ["id", ref ids @ ..] => ids
+                .iter()
+                .map(|id| format!("--id {}", crate::regress::merge::shell_word(id)))
+                .collect::<Vec<_>>()
+                .join(" "),
             _ => "--sample 0".into(),
         };
         let mut c = format!(

@@ -28,6 +28,7 @@ namespace pccx_draw {
 // One draw: SplitMix64 from a seed.
 struct Draw {
   uint64_t state;
+  uint64_t seed;  // the keyed draws' (never advanced)
 };
 
 // The draw the calling thread is making, if any.
@@ -76,6 +77,47 @@ __attribute__((always_inline)) inline void pccx_rand_reset_w(int obits, WDataOut
   for (int i = 0; i < words; ++i) outwp[i] = d ? static_cast<EData>(pccx_draw::next(d)) : 0;
   outwp[words - 1] &= VL_MASK_E(obits);
 }
+
+// Keyed draws: the calls of the variable reset after the build steps'
+// rewrite (`key_random_resets` in harness/rtl/recipe.rs) name the variable
+// and its element, and the value depends on those and the seed alone, not
+// on how many draws came before; a mutant alone and the same mutant in a
+// mutant schema then start alike. Outside a draw, zero.
+namespace pccx_draw {
+
+constexpr uint64_t name_key(const char *name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *name; ++name) h = (h ^ static_cast<unsigned char>(*name)) * 0x100000001b3ULL;
+  return h;
+}
+
+inline uint64_t keyed(uint64_t name, unsigned long long element, int word) {
+  Draw d{current->seed ^ name ^ (element * 0xD1B54A32D192ED03ULL) ^
+         (static_cast<uint64_t>(word) * 0x8CB92BA72F3D8DD7ULL)};
+  return next(&d);
+}
+
+}  // namespace pccx_draw
+
+#define PCCX_RAND_I(obits, name, element)                                                      \
+  (pccx_draw::current ? static_cast<IData>(pccx_draw::keyed(pccx_draw::name_key(name), element, 0)) & \
+                            VL_MASK_I(obits)                                                   \
+                      : IData{0})
+#define PCCX_RAND_Q(obits, name, element)                                                      \
+  (pccx_draw::current ? static_cast<QData>(pccx_draw::keyed(pccx_draw::name_key(name), element, 0)) & \
+                            VL_MASK_Q(obits)                                                   \
+                      : QData{0})
+#define PCCX_RAND_W(obits, target, name, element)                                            \
+  do {                                                                                       \
+    if (pccx_draw::Target<pccx_draw::names_l2(PCCX_RR_STR(target))>::skip) break;            \
+    const int pccx_words = VL_WORDS_I(obits);                                                \
+    for (int pccx_w = 0; pccx_w < pccx_words; ++pccx_w)                                      \
+      (target)[pccx_w] =                                                                     \
+          pccx_draw::current                                                                 \
+              ? static_cast<EData>(pccx_draw::keyed(pccx_draw::name_key(name), element, pccx_w)) \
+              : EData{0};                                                                    \
+    (target)[pccx_words - 1] &= VL_MASK_E(obits);                                            \
+  } while (0)
 
 // The model's calls (Verilator's own functions keep their names). L2's
 // words are never touched here, not even at construction: the shim's

@@ -34,6 +34,19 @@
 // (5.006: a function of the root class's files, not declared in a header).
 void PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(PCCX_ROOT *vlSelf);
 
+#ifdef PCCX_MUTANT_SCHEMA
+// A mutant schema (harness/tools/mutate/schema.rs): every mutation site
+// guarded by pccx_mutant_pkg::active, which the design never writes. The
+// harness picks the mutant before it creates the model; it stays the
+// model's for its life.
+namespace {
+uint16_t mutant_selected = 0;
+}
+extern "C" void pccx_mutant_select(uint32_t selector) {
+  mutant_selected = static_cast<uint16_t>(selector);
+}
+#endif
+
 namespace {
 
 struct Sim {
@@ -56,6 +69,11 @@ void *create() {
   sim->context->traceEverOn(true);
 #endif
   sim->top.reset(new PCCX_TOP(sim->context.get(), "pccx"));
+#ifdef PCCX_MUTANT_SCHEMA
+  // A package's variables are not the root's: the root's variable reset
+  // (randomize_state) leaves the selector as set here.
+  sim->top->rootp->vlSymsp->TOP__pccx_mutant_pkg.active = mutant_selected;
+#endif
   // The variable reset skips L2 (pccx_rand_reset.h): zero it here, once.
   auto &l2 = sim->top->rootp->PCCX_L2_MEM;
   std::memset(l2[0].data(), 0, size_t{PCCX_L2_WORDS} * sizeof(l2[0]));
@@ -299,7 +317,7 @@ void randomize_state(void *sim, uint64_t seed) {
 #endif
   // The model's own variable reset, its VL_RAND_RESET_* drawing from this
   // call's generator (pccx_rand_reset.h), which leaves L2's words alone.
-  pccx_draw::Draw draw{seed};
+  pccx_draw::Draw draw{seed, seed};
   pccx_draw::current = &draw;
   PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(root);
   pccx_draw::current = nullptr;

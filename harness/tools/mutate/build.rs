@@ -57,32 +57,31 @@ impl Builder {
         })
     }
 
-    /// Builds `mutant` into a shared object; on failure, the stage and the
-    /// tool's message.
-    pub fn build(&self, mutant: &Mutant) -> Result<PathBuf, (&'static str, String)> {
+    /// A fresh directory under the work directory, `<prefix>NNNN`.
+    fn fresh_dir(&self, prefix: &str) -> PathBuf {
         let n = self
             .counter
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = self.work.join(format!("m{n:04}"));
+        let dir = self.work.join(format!("{prefix}{n:04}"));
         let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// Writes `mutant`'s sources to `dir` as a copy of hw/: `rtl/` with the
+    /// one file changed, and `verilator.f`.
+    fn write_sources(&self, mutant: &Mutant, dir: &Path) -> Result<(), (&'static str, String)> {
         let rtl = dir.join("rtl");
         std::fs::create_dir_all(&rtl).map_err(|e| ("setup", e.to_string()))?;
         let src_rtl = self.root.join("hw/rtl");
-        let manifest = std::fs::read_to_string(src_rtl.join("manifest.txt"))
-            .map_err(|e| ("setup", e.to_string()))?;
-        for name in manifest
-            .lines()
-            .map(|l| l.split('#').next().unwrap_or("").trim())
-            .filter(|l| !l.is_empty())
-        {
-            let text = std::fs::read_to_string(src_rtl.join(name))
+        for name in super::manifest_files(&src_rtl).map_err(|e| ("setup", e))? {
+            let text = std::fs::read_to_string(src_rtl.join(&name))
                 .map_err(|e| ("setup", e.to_string()))?;
             let text = if name == mutant.file {
                 mutant.apply(&text).map_err(|e| ("setup", e))?
             } else {
                 text
             };
-            std::fs::write(rtl.join(name), text).map_err(|e| ("setup", e.to_string()))?;
+            std::fs::write(rtl.join(&name), text).map_err(|e| ("setup", e.to_string()))?;
         }
         // The directory mirrors hw/: its verilator.f reads rtl/manifest.txt
         // next to it, so the mutant is built from the same command line as
@@ -94,6 +93,45 @@ impl Builder {
             std::fs::copy(&from, &to).map_err(|e| ("setup", e.to_string()))?;
         }
         std::fs::write(dir.join("mutant.txt"), mutant.describe() + "\n").ok();
+        Ok(())
+    }
+
+    /// Whether Verilator takes `mutant` built alone (its front end and
+    /// checks, `--lint-only`, about 0.6 s here against a build's 7 s): a
+    /// mutant run from the schema is "not compiling" exactly when Verilator
+    /// refuses it alone, e.g. a signal that now drives itself, which the
+    /// schema's guard hides. On refusal, the stage and Verilator's message.
+    pub fn lint_alone(&self, mutant: &Mutant) -> Result<(), (&'static str, String)> {
+        let dir = self.fresh_dir("l");
+        self.write_sources(mutant, &dir)?;
+        let out = std::process::Command::new(self.toolchain.verilator())
+            .arg("-F")
+            .arg(dir.join("verilator.f"))
+            .arg("--lint-only")
+            .args(MUTANT_VERILATOR_ARGS)
+            .args(self.params())
+            .output()
+            .map_err(|e| ("verilator", format!("cannot run Verilator: {e}")))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err((
+                "verilator",
+                format!(
+                    "`verilator --lint-only` exited with {}:\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+            ))
+        }
+    }
+
+    /// Builds `mutant` into a shared object; on failure, the stage and the
+    /// tool's message.
+    pub fn build(&self, mutant: &Mutant) -> Result<PathBuf, (&'static str, String)> {
+        let dir = self.fresh_dir("m");
+        self.write_sources(mutant, &dir)?;
         let model = SharedModel {
             name: MUTANT_CONFIG,
             config: &self.config,
@@ -105,6 +143,7 @@ impl Builder {
             opt: "-O0",
             // `mutate --jobs` already builds that many mutants at once.
             jobs: 1,
+            defines: &[],
         };
         self.toolchain
             .build_shared_object(&model, &dir, &self.runtime)
@@ -114,4 +153,175 @@ impl Builder {
 /// Loads a mutant's shared object into this process.
 pub fn load(so: &Path) -> Result<MutantModel, String> {
     dynamic::load(so, MUTANT_CONFIG).map(|ops| MutantModel { ops })
+}
+
+/// The configuration name of a mutant schema's model.
+pub const SCHEMA_CONFIG: &str = "schema";
+
+/// The version of the schema's build steps, part of its cache key.
+const SCHEMA_RECIPE: &str = "schema-2";
+
+/// The C++ opt level of a schema: one build serves every mutant, so the
+/// simulation speed counts more than the compile time (docs/mutation.md).
+const SCHEMA_OPT: &str = "-O1";
+
+/// Rounds of Verilator lint that may evict sites before the schema is
+/// given up on.
+const SCHEMA_ROUNDS: usize = 100;
+
+/// A built mutant schema: the shared object and what it guards.
+pub struct SchemaBuild {
+    pub so: PathBuf,
+    pub schema: super::schema::Schema,
+    /// Whether the shared object came from the build cache.
+    pub cached: bool,
+}
+
+impl Builder {
+    /// The mutant schema of `all` (every site, in order): generated, linted
+    /// by Verilator (a site whose guard Verilator refuses, say in a
+    /// constant expression, is evicted and built alone), then Verilated and
+    /// compiled into the build cache (found there if the same schema was
+    /// built before). `say` hears about each round.
+    pub fn schema(&self, all: &[Mutant], say: &dyn Fn(&str)) -> Result<SchemaBuild, String> {
+        use super::schema::Schema;
+        let src = self.work.join("schema");
+        let mut evicted = std::collections::BTreeMap::new();
+        let mut round = 0;
+        let schema = loop {
+            round += 1;
+            let schema = Schema::generate(&self.root, all, &evicted)?;
+            schema.write(&self.root, &src)?;
+            let out = std::process::Command::new(self.toolchain.verilator())
+                .arg("-F")
+                .arg(src.join("verilator.f"))
+                .arg("--lint-only")
+                .args(MUTANT_VERILATOR_ARGS)
+                .args(self.params())
+                .output()
+                .map_err(|e| format!("cannot run Verilator: {e}"))?;
+            if out.status.success() {
+                break schema;
+            }
+            let text = String::from_utf8_lossy(&out.stderr).into_owned();
+            let mut evicted_now = 0;
+            let mut unplaced = Vec::new();
+            for (file, line, column, message) in super::schema::error_places(&text) {
+                let mut selectors = schema.selectors_at(&file, line, column);
+                if selectors.is_empty() {
+                    selectors = schema.loop_bounds_before(&file, line);
+                }
+                if selectors.is_empty() {
+                    unplaced.push(format!("{file}:{line}:{column}: {message}"));
+                }
+                for k in selectors {
+                    if evicted
+                        .insert(k, format!("Verilator refuses its guard: {message}"))
+                        .is_none()
+                    {
+                        evicted_now += 1;
+                    }
+                }
+            }
+            say(&format!(
+                "schema round {round}: Verilator refused {evicted_now} guards{}",
+                if unplaced.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} errors outside any guard", unplaced.len())
+                }
+            ));
+            for u in &unplaced {
+                say(&format!("  outside any guard: {u}"));
+            }
+            if evicted_now == 0 || round == SCHEMA_ROUNDS {
+                return Err(format!(
+                    "the mutant schema does not lint after {round} rounds; Verilator said:\n{}",
+                    text.lines().take(30).collect::<Vec<_>>().join("\n")
+                ));
+            }
+        };
+        // Which sites are built alone and why, for whoever wonders.
+        let mut listing =
+            String::from("# Sites the mutant schema does not guard (built alone), and why.\n");
+        for (k, why) in &schema.unguarded {
+            let id = all.get(*k as usize - 1).map_or(String::new(), |m| m.id());
+            listing += &format!("{id}  # {}\n", why.lines().next().unwrap_or(""));
+        }
+        std::fs::write(src.join("unguarded.txt"), listing)
+            .map_err(|e| format!("cannot write {}: {e}", src.join("unguarded.txt").display()))?;
+        let mut key = crate::rtl::recipe::Key::new(SCHEMA_RECIPE);
+        key.add("name", SCHEMA_CONFIG.as_bytes());
+        key.add(
+            "selector package",
+            super::schema::selector_package().as_bytes(),
+        );
+        for (name, file) in &schema.files {
+            key.add(name, file.text.as_bytes());
+        }
+        key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
+        let shim = self.root.join("harness/rtl/shim");
+        let mut shim_files: Vec<PathBuf> = std::fs::read_dir(&shim)
+            .map_err(|e| format!("cannot read {}: {e}", shim.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        shim_files.sort();
+        for f in &shim_files {
+            key.add_file(&f.display().to_string(), f)?;
+        }
+        key.add("params", self.params().join(" ").as_bytes());
+        key.add("verilator args", MUTANT_VERILATOR_ARGS.join(" ").as_bytes());
+        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
+            key.add(label, value.as_bytes());
+        }
+        let cache = dynamic::default_cache_dir();
+        let (dir, found) = crate::rtl::recipe::get_or_build(
+            &cache,
+            &format!("{SCHEMA_CONFIG}-{}", self.config.name),
+            &key,
+            |dir| {
+                let model = SharedModel {
+                    name: SCHEMA_CONFIG,
+                    config: &self.config,
+                    options_file: &src.join("verilator.f"),
+                    shim_dir: &shim,
+                    verilator_args: MUTANT_VERILATOR_ARGS,
+                    opt: SCHEMA_OPT,
+                    jobs: dynamic::jobs(),
+                    defines: &["PCCX_MUTANT_SCHEMA"],
+                };
+                self.toolchain
+                    .build_shared_object(&model, dir, &self.runtime)
+                    .map(|_| ())
+                    .map_err(|(stage, e)| format!("the mutant schema: {stage} failed:\n{e}"))
+            },
+        )?;
+        Ok(SchemaBuild {
+            so: dir.join(format!("pccx_model_{SCHEMA_CONFIG}.so")),
+            schema,
+            cached: found == crate::rtl::recipe::Found::Cached,
+        })
+    }
+
+    /// `-G` of the configuration's RTL parameters.
+    fn params(&self) -> Vec<String> {
+        self.config
+            .rtl_params
+            .iter()
+            .map(|(k, v)| format!("-G{k}={v}"))
+            .collect()
+    }
+}
+
+/// Loads a schema's shared object and selects mutant `selector` in it (0:
+/// the RTL as written); every model this process then creates from it is
+/// that mutant.
+pub fn load_schema(so: &Path, selector: u32) -> Result<MutantModel, String> {
+    let ops = dynamic::load(so, SCHEMA_CONFIG)?;
+    let select = dynamic::symbol(so, "pccx_mutant_select")?;
+    // SAFETY: the shim's `extern "C" void pccx_mutant_select(uint32_t)`.
+    let select: extern "C" fn(u32) = unsafe { std::mem::transmute(select) };
+    select(selector);
+    Ok(MutantModel { ops })
 }

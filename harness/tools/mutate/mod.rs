@@ -11,11 +11,12 @@
 //! reason, the others are holes in the generator or the checks.
 
 pub mod build;
+pub mod schema;
 pub mod sites;
 
 pub use super::mutants::{summarize, summary_json, MutantRecord, MutateSummary, Verdict};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -56,18 +57,118 @@ pub struct MutantResult {
 /// Every mutation site of the files in `hw/rtl/manifest.txt`.
 pub fn all_sites(root: &Path) -> Result<Vec<Mutant>, String> {
     let rtl = root.join("hw/rtl");
-    let manifest = std::fs::read_to_string(rtl.join("manifest.txt"))
-        .map_err(|e| format!("cannot read hw/rtl/manifest.txt: {e}"))?;
     let mut out = Vec::new();
-    for name in manifest
+    for name in manifest_files(&rtl)? {
+        let text = std::fs::read_to_string(rtl.join(&name))
+            .map_err(|e| format!("cannot read hw/rtl/{name}: {e}"))?;
+        out.extend(sites::sites(&name, &text));
+    }
+    Ok(out)
+}
+
+/// The source files `rtl/manifest.txt` lists, in compile order.
+pub fn manifest_files(rtl: &Path) -> Result<Vec<String>, String> {
+    let path = rtl.join("manifest.txt");
+    let manifest = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(manifest
         .lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
-    {
-        let text = std::fs::read_to_string(rtl.join(name))
-            .map_err(|e| format!("cannot read hw/rtl/{name}: {e}"))?;
-        out.extend(sites::sites(name, &text));
+        .map(String::from)
+        .collect())
+}
+
+/// The lines of hw/rtl's files changed since the git revision `base`, by
+/// file name: the lines of today's text that differ from `base`'s, in
+/// commits since or in the working tree; a file git does not track counts
+/// whole. Run in the repository at `root`.
+pub fn changed_lines(root: &Path, base: &str) -> Result<BTreeMap<String, BTreeSet<usize>>, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .map_err(|e| format!("--changed-since needs git, and it cannot be run: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{base}^{{commit}}"),
+    ])
+    .map_err(|e| {
+        format!(
+            "--changed-since: `{base}` is not a commit of the repository at {}{}",
+            root.display(),
+            if e.is_empty() {
+                String::new()
+            } else {
+                format!(" ({e})")
+            }
+        )
+    })?;
+    let diff = git(&[
+        "diff",
+        "--unified=0",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        base,
+        "--",
+        "hw/rtl",
+    ])
+    .map_err(|e| format!("--changed-since {base}: git diff failed: {e}"))?;
+    let mut out = parse_changed_lines(&diff)?;
+    let untracked = git(&["ls-files", "--others", "--exclude-standard", "--", "hw/rtl"])
+        .map_err(|e| format!("--changed-since {base}: git ls-files failed: {e}"))?;
+    for path in untracked.lines() {
+        let Some(name) = path.strip_prefix("hw/rtl/") else {
+            continue;
+        };
+        let text = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+        out.insert(name.to_string(), (1..=text.lines().count()).collect());
     }
+    Ok(out)
+}
+
+/// The new-side lines of each file's hunks in a `git diff --unified=0`.
+pub fn parse_changed_lines(diff: &str) -> Result<BTreeMap<String, BTreeSet<usize>>, String> {
+    let mut out: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    for line in diff.lines() {
+        if let Some(path) = line.strip_prefix("+++ ") {
+            file = path
+                .strip_prefix("b/hw/rtl/")
+                .map(|p| p.trim_end().to_string());
+            continue;
+        }
+        let Some(hunk) = line.strip_prefix("@@ ") else {
+            continue;
+        };
+        let Some(name) = &file else { continue };
+        // `@@ -a[,b] +c[,d] @@`: lines c .. c + d of the new text.
+        let new_side = hunk
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix('+'))
+            .ok_or_else(|| format!("git diff: a hunk header without a new side: `{line}`"))?;
+        let (start, count) = match new_side.split_once(',') {
+            Some((s, c)) => (s.parse::<usize>(), c.parse::<usize>()),
+            None => (new_side.parse::<usize>(), Ok(1)),
+        };
+        let (Ok(start), Ok(count)) = (start, count) else {
+            return Err(format!("git diff: cannot read the hunk header `{line}`"));
+        };
+        out.entry(name.clone())
+            .or_default()
+            .extend(start..start + count);
+    }
+    out.retain(|_, lines| !lines.is_empty());
     Ok(out)
 }
 
@@ -129,9 +230,11 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         Err(e) => {
             return Verdict::Killed {
                 seed: options.first_seed,
+                programs: 1,
                 instructions: 0,
                 seconds: 0.0,
                 by: format!("model error at reset: {e}"),
+                mismatch: None,
             }
         }
     };
@@ -149,17 +252,23 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_case(&case, &mut *reference, &mut dut)
         }));
-        let killed = |by: String, instructions: u64| Verdict::Killed {
+        let killed = |by: String, instructions: u64, mismatch| Verdict::Killed {
             seed,
+            programs: n as u64 + 1,
             instructions,
             seconds: begin.elapsed().as_secs_f64(),
             by,
+            mismatch,
         };
         match result {
             Ok(Ok(outcome)) => {
                 instructions += u64::from(outcome.instructions);
                 if let Some(m) = outcome.first_mismatch {
-                    return killed(m.kind.name().to_string(), instructions);
+                    return killed(
+                        m.kind.name().to_string(),
+                        instructions,
+                        Some(Box::new(m.record())),
+                    );
                 }
             }
             Ok(Err(e)) => {
@@ -167,31 +276,33 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                     pccx_golden::model::ModelError::Watchdog { .. } => "watchdog".to_string(),
                     other => format!("model error: {other}"),
                 };
-                return killed(by, instructions);
+                return killed(by, instructions, None);
             }
-            Err(_) => return killed("panic in the harness".into(), instructions),
+            Err(_) => return killed("panic in the harness".into(), instructions, None),
         }
     }
     // The random seeds did not kill it: the CVO domain sweep, every BF16
     // input through every CVO function (a datapath mutant that moves one
     // last bit for a few inputs survives random programs).
-    for case in cvo_sweep::cases(&ideal) {
+    for (n, case) in cvo_sweep::cases(&ideal).into_iter().enumerate() {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_case(&case, &mut *reference, &mut dut)
         }));
-        let killed = |by: String| Verdict::Killed {
+        let killed = |by: String, mismatch| Verdict::Killed {
             seed: 0,
+            programs: options.seeds + n as u64 + 1,
             instructions: instructions + case.program.items.len() as u64,
             seconds: begin.elapsed().as_secs_f64(),
             by: format!("cvo-sweep {by}"),
+            mismatch,
         };
         match result {
             Ok(Ok(outcome)) => match outcome.first_mismatch {
-                Some(m) => return killed(m.kind.name().to_string()),
+                Some(m) => return killed(m.kind.name().to_string(), Some(Box::new(m.record()))),
                 None => instructions += u64::from(outcome.instructions),
             },
-            Ok(Err(e)) => return killed(format!("model error: {e}")),
-            Err(_) => return killed("panic in the harness".into()),
+            Ok(Err(e)) => return killed(format!("model error: {e}"), None),
+            Err(_) => return killed("panic in the harness".into(), None),
         }
     }
     Verdict::Survived {
@@ -207,21 +318,32 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
 /// without a verdict has been caught: the simulation failed loudly, unless
 /// SIGINT, SIGTERM or SIGKILL ended it (a person, Slurm, a test): then
 /// there is no result (`None`), and a resumed run tries the mutant again.
+///
+/// With `schema` (the schema's shared object and the mutant's selector in
+/// it), the mutant is not built: Verilator checks it alone (a mutant it
+/// refuses is not compiling, as when built alone) and the child runs the
+/// schema with the mutant selected.
 pub fn run_mutant(
     options: &MutateOptions,
     builder: &build::Builder,
     mutant: &Mutant,
     exe: &Path,
+    schema: Option<(&Path, u32)>,
 ) -> Option<MutantResult> {
     let begin = Instant::now();
-    let built = builder.build(mutant);
+    let built = match schema {
+        Some((so, selector)) => builder
+            .lint_alone(mutant)
+            .map(|()| (so.to_path_buf(), Some(selector))),
+        None => builder.build(mutant).map(|so| (so, None)),
+    };
     let build_seconds = begin.elapsed().as_secs_f64();
     let verdict = match built {
         Err((stage, message)) => Verdict::NotCompiling {
             stage: stage.into(),
             message,
         },
-        Ok(so) => run_child(options, &so, exe)?,
+        Ok((so, selector)) => run_child(options, &so, exe, selector)?,
     };
     Some(MutantResult {
         mutant: mutant.clone(),
@@ -231,10 +353,19 @@ pub fn run_mutant(
     })
 }
 
-fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Option<Verdict> {
+fn run_child(
+    options: &MutateOptions,
+    so: &Path,
+    exe: &Path,
+    selector: Option<u32>,
+) -> Option<Verdict> {
     let begin = Instant::now();
-    let child = std::process::Command::new(exe)
-        .arg("mutate-run")
+    let mut command = std::process::Command::new(exe);
+    command.arg("mutate-run");
+    if let Some(k) = selector {
+        command.args(["--selector", &k.to_string()]);
+    }
+    let child = command
         .arg("--so")
         .arg(so)
         .args(["--config", options.config.name])
@@ -301,9 +432,11 @@ fn run_child(options: &MutateOptions, so: &Path, exe: &Path) -> Option<Verdict> 
         .to_string();
     Some(Verdict::Killed {
         seed: options.first_seed,
+        programs: 1,
         instructions: 0,
         seconds: begin.elapsed().as_secs_f64(),
         by: format!("simulation abort ({}: {why})", out.status),
+        mismatch: None,
     })
 }
 
@@ -332,5 +465,21 @@ impl MutantRecord {
             equivalent: r.equivalent.clone(),
             build_seconds: r.build_seconds,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_gives_the_new_lines_of_each_hunk() {
+        let diff = "diff --git a/hw/rtl/a.sv b/hw/rtl/a.sv\n--- a/hw/rtl/a.sv\n+++ b/hw/rtl/a.sv\n\
+                    @@ -3 +3 @@ x\n-old\n+new\n@@ -10,0 +11,2 @@\n+one\n+two\n@@ -20,2 +22,0 @@\n-gone\n-gone\n\
+                    diff --git a/hw/rtl/b.sv b/hw/rtl/b.sv\n--- a/hw/rtl/b.sv\n+++ /dev/null\n@@ -1,3 +0,0 @@\n";
+        let lines = parse_changed_lines(diff).unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines["a.sv"], BTreeSet::from([3, 11, 12]));
+        assert!(parse_changed_lines("+++ b/hw/rtl/a.sv\n@@ -1 +x @@\n").is_err());
     }
 }

@@ -155,7 +155,22 @@ fn strip_comments(line: &str, mut in_block: bool) -> (String, bool) {
     (String::from_utf8(out).unwrap_or_default(), in_block)
 }
 
-fn is_ident_char(c: u8) -> bool {
+/// The whole of `source` with comments and strings blanked out, byte for
+/// byte (same offsets, same line ends): what the schema generator walks.
+pub fn code_text(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut in_block = false;
+    for line in source.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let (code, open) = strip_comments(body, in_block);
+        in_block = open;
+        out.push_str(&code);
+        out.push_str(&line[body.len()..]);
+    }
+    out
+}
+
+pub(super) fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
 
@@ -197,7 +212,7 @@ fn is_declaration(code: &str) -> bool {
 /// a statement (line start, `;`, `begin`, `else`, a case label's `:` or the
 /// `)` that closes an `if`/`@` condition). A `<=` inside parentheses or
 /// after `=` is a comparison.
-fn is_nba(code: &str, at: usize) -> bool {
+pub(super) fn is_nba(code: &str, at: usize) -> bool {
     let b = code.as_bytes();
     let mut i = at;
     while i > 0 && (is_ident_char(b[i - 1]) || b"[]:.+-' ".contains(&b[i - 1])) {

@@ -1,0 +1,153 @@
+//! Mutant schemata (docs/mutation.md, "Schemata"): one model with every
+//! site guarded by a run-time selector must behave, for each selected
+//! mutant, exactly like that mutant Verilated and compiled alone: the same
+//! verdict, at the same seed and instruction count, with the same first
+//! mismatch. Checked on a sample of the guarded sites, each run both ways
+//! as `pccx-cosim mutate` runs it (a child process per mutant).
+
+use std::path::Path;
+use std::time::Duration;
+
+use pccx_cosim::config;
+use pccx_cosim::tools::mutate::{self, build, schema, MutateOptions, Verdict};
+
+fn options(root: &Path, work: &Path) -> MutateOptions {
+    MutateOptions {
+        config: config::by_name("tiny").unwrap(),
+        // Fewer seeds than a real run: a survivor costs its seeds twice
+        // here, and most kills come in the first seed.
+        seeds: 6,
+        first_seed: 1,
+        instrs: 40,
+        budget: Duration::from_secs(120),
+        work_dir: work.to_path_buf(),
+        root: root.to_path_buf(),
+    }
+}
+
+/// What must agree between the two builds of one mutant.
+fn essence(v: &Verdict) -> String {
+    match v {
+        Verdict::Killed {
+            seed,
+            instructions,
+            by,
+            mismatch,
+            ..
+        } => format!(
+            "killed at seed {seed} after {instructions} instructions by {by}: {}",
+            mismatch
+                .as_ref()
+                .map_or("(no mismatch)".to_string(), |m| format!(
+                    "{} seq {:?} cycle {:?}: {}",
+                    m.kind, m.seq, m.cycle, m.detail
+                ))
+        ),
+        Verdict::Survived {
+            seeds,
+            instructions,
+        } => format!("survived {seeds} seeds, {instructions} instructions"),
+        Verdict::TimedOut { .. } => "timed out".into(),
+        Verdict::NotCompiling { stage, .. } => format!("not compiling ({stage})"),
+    }
+}
+
+#[test]
+fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-schema");
+    let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
+    let opts = options(root, &work);
+    let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
+    let builder = build::Builder::new(root, &work, opts.config).expect("mutant builder");
+    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    let guarded = built.schema.guarded(sites.len());
+    assert!(
+        guarded.len() * 10 >= sites.len() * 9,
+        "the schema guards {} of {} sites",
+        guarded.len(),
+        sites.len()
+    );
+    let guarded_sites: Vec<mutate::Mutant> = guarded
+        .iter()
+        .map(|&k| sites[k as usize - 1].clone())
+        .collect();
+    let sample = mutate::sample(&guarded_sites, 10, 16);
+    let selector = |m: &mutate::Mutant| {
+        schema::selector_of(sites.iter().position(|s| s == m).expect("a site"))
+    };
+    let results = std::sync::Mutex::new(Vec::new());
+    let queue = std::sync::Mutex::new(sample.iter());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().next() else {
+                    break;
+                };
+                let alone = mutate::run_mutant(&opts, &builder, m, exe, None).expect("a verdict");
+                let guarded =
+                    mutate::run_mutant(&opts, &builder, m, exe, Some((&built.so, selector(m))))
+                        .expect("a verdict");
+                results.lock().unwrap().push((
+                    m.id(),
+                    essence(&alone.verdict),
+                    essence(&guarded.verdict),
+                ));
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    let differing: Vec<_> = results.iter().filter(|(_, a, s)| a != s).collect();
+    assert!(
+        differing.is_empty(),
+        "alone vs schema differ:\n{differing:#?}"
+    );
+    // The comparison is of something: kills with their first mismatch.
+    let kills = results
+        .iter()
+        .filter(|(_, a, _)| a.starts_with("killed") && !a.contains("(no mismatch)"))
+        .count();
+    assert!(
+        kills >= 5,
+        "too few kills with a mismatch to compare: {results:#?}"
+    );
+}
+
+#[test]
+fn selector_zero_is_the_rtl_as_written_and_a_selected_mutant_is_not() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-schema-zero");
+    let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
+    let opts = options(root, &work);
+    let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
+    let builder = build::Builder::new(root, &work, opts.config).expect("mutant builder");
+    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    // The child runs `mutate-run --selector K`: with 0 nothing is mutated,
+    // and the short campaign passes every check.
+    let run = |k: u32| {
+        let out = std::process::Command::new(exe)
+            .args(["mutate-run", "--so"])
+            .arg(&built.so)
+            .args(["--config", "tiny", "--seeds", "4", "--first-seed", "1"])
+            .args(["--instrs", "40", "--budget", "60", "--selector"])
+            .arg(k.to_string())
+            .output()
+            .expect("run mutate-run");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let clean = run(0);
+    assert!(clean.contains("\"survived\""), "{clean}");
+    // The decode of an illegal opcode inverted (the first guarded site of
+    // the decoder that a plain program reaches): killed.
+    let k = built
+        .schema
+        .guarded(sites.len())
+        .into_iter()
+        .find(|&k| {
+            let m = &sites[k as usize - 1];
+            m.file == "pccx_pkg.sv" && m.original == "(w.opcode > OP_CVO)"
+        })
+        .expect("the decoder's illegal-opcode test is guarded");
+    let mutated = run(k);
+    assert!(mutated.contains("\"killed\""), "{mutated}");
+}
