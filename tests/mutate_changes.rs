@@ -141,13 +141,13 @@ fn a_ref_that_is_no_commit_is_named_in_the_error() {
 #[test]
 fn a_change_whose_mutant_survives_fails_require_all_killed() {
     let dir = repository("mutate-changed-gate");
-    // `+ 0` on the FIFO's count: its `+` -> `-` is equivalent (x - 0 is x)
-    // and survives; `0` -> `1` breaks the count and is killed.
+    // `+ 0` on a MEMSET's sequence number: its `+` -> `-` is equivalent
+    // (x - 0 is x) and survives; `0` -> `1` is killed.
     edit(
         &dir,
-        "pccx_fifo.sv",
-        "count <= count +",
-        "count <= count + 0 +",
+        "pccx_memset_engine.sv",
+        "assign rsp.ret_seq   = ret_seq;",
+        "assign rsp.ret_seq   = ret_seq + 0;",
     );
     let out = mutate(
         &dir,
@@ -165,7 +165,7 @@ fn a_change_whose_mutant_survives_fails_require_all_killed() {
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{:?}", out.stderr);
     assert!(stdout.contains("survivors"), "{stdout}");
     assert!(
-        stdout.contains("pccx-cosim mutate --id pccx_fifo.sv:"),
+        stdout.contains("pccx-cosim mutate --id pccx_memset_engine.sv:"),
         "a reproduce command: {stdout}"
     );
 }
