@@ -18,6 +18,7 @@ fn options(root: &Path, work: &Path) -> MutateOptions {
         // here, and most kills come in the first seed.
         seeds: 6,
         first_seed: 1,
+        steered: 4,
         instrs: 40,
         budget: Duration::from_secs(120),
         work_dir: work.to_path_buf(),

@@ -294,6 +294,11 @@ fn a_mutation_run_as_an_array_merges_its_shards() {
                 "submit-mutate",
                 "--mutate-arg=--ids",
                 &ids_arg,
+                // Each task runs its mutants from the mutant schema (built
+                // by the first task to ask, found in the cache by the
+                // other).
+                "--mutate-arg=--builds",
+                "--mutate-arg=schema",
                 "--shards",
                 "2",
                 "--out",
@@ -316,6 +321,16 @@ fn a_mutation_run_as_an_array_merges_its_shards() {
         .collect();
     assert_eq!(got, ids.iter().map(String::as_str).collect());
     assert_eq!(merged["summary"]["killed"], 2);
+    for shard in ["shard-0", "shard-1"] {
+        // The task's output, `slurm-<job>_<task>.out`.
+        let log: String = std::fs::read_dir(run.join(shard))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("slurm-"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect();
+        assert!(log.contains("mutant schema:"), "{shard}: {log}");
+    }
 }
 
 #[test]

@@ -55,6 +55,10 @@ pub(super) struct MutateArgs {
     /// Seeds of the campaign per mutant (from 1).
     #[arg(long, default_value_t = 40)]
     seeds: u64,
+    /// Steered programs run on a mutant the seeds leave alive, before the
+    /// CVO sweep: made from the golden model's coverage (docs/mutation.md).
+    #[arg(long, default_value_t = 40)]
+    steered: u64,
     /// Instructions per program.
     #[arg(long, default_value_t = 40)]
     instrs: usize,
@@ -122,6 +126,8 @@ pub(super) struct MutateRunArgs {
     seeds: u64,
     #[arg(long)]
     first_seed: u64,
+    #[arg(long, default_value_t = 0)]
+    steered: u64,
     #[arg(long)]
     instrs: usize,
     #[arg(long)]
@@ -145,6 +151,7 @@ pub(super) fn mutate_run(args: MutateRunArgs) -> Result<ExitCode, Failure> {
         config,
         seeds,
         first_seed,
+        steered,
         instrs,
         budget,
         selector,
@@ -158,6 +165,7 @@ pub(super) fn mutate_run(args: MutateRunArgs) -> Result<ExitCode, Failure> {
         config: hw_config(&config),
         seeds,
         first_seed,
+        steered,
         instrs,
         budget: std::time::Duration::from_secs(budget),
         work_dir: PathBuf::new(),
@@ -233,7 +241,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         Default::default()
     };
     say!(
-        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs each, {} s budget)",
+        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs, {} steered programs each, {} s budget)",
         sites.len(),
         chosen.len(),
         a.shard.map_or(String::new(), |s| format!(
@@ -243,6 +251,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         a.config,
         a.seeds,
         a.instrs,
+        a.steered,
         a.budget
     );
     if a.list {
@@ -271,6 +280,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         version: 1,
         config: a.config.clone(),
         seeds: a.seeds,
+        steered: a.steered,
         instrs: a.instrs,
         budget_seconds: a.budget,
         selection,
@@ -314,6 +324,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         config: hw_config(&a.config),
         seeds: a.seeds,
         first_seed: 1,
+        steered: a.steered,
         instrs: a.instrs,
         budget: std::time::Duration::from_secs(a.budget),
         work_dir: a.work.clone(),

@@ -363,6 +363,44 @@ impl Steer {
         self.merged.notify_all();
     }
 
+    /// `count` steered cases from `first_seed` on, steered by what the
+    /// golden model alone reaches (its functional coverage; no RTL, so the
+    /// list depends on the generator and the golden model only):
+    /// `mutate` runs them on every mutant its random seeds leave alive,
+    /// for the rare states plain programs seldom reach.
+    pub fn golden_suite(
+        config: &crate::config::HwConfig,
+        gen: &GenOptions,
+        first_seed: u64,
+        count: u64,
+    ) -> Result<Vec<TestCase>, String> {
+        use crate::coverage::Probe;
+        use crate::env::models;
+        let steer = Steer::new(gen.clone(), true, !gen.stall_io);
+        let mut probe = Probe::new(models::reference_golden(config));
+        let mut other = models::open_reference(config);
+        let mut before: Vec<u64> = Vec::new();
+        let mut out = Vec::new();
+        for position in 0..count {
+            let Some((case, _)) = steer.case(position, first_seed + position) else {
+                break;
+            };
+            crate::scoreboard::run_case(&case, &mut probe, &mut *other)
+                .map_err(|e| format!("the golden model on steered case {position}: {e}"))?;
+            let now = probe.coverage().counts();
+            before.resize(now.len(), 0);
+            let bins = (0..now.len()).filter(|&i| now[i] > before[i]).collect();
+            before.copy_from_slice(now);
+            let feedback = CaseFeedback {
+                bins,
+                rtl: Vec::new(),
+            };
+            steer.feedback(position, &case.program, feedback);
+            out.push(case);
+        }
+        Ok(out)
+    }
+
     /// The curve so far: one point per case merged.
     pub fn curve(&self) -> Vec<CurvePoint> {
         self.state

@@ -20,21 +20,42 @@ pub fn all_patterns() -> Vec<Word> {
 }
 
 /// Words kept apart in each case: SCALE's scalar (word 0) and the
-/// REDUCE_SUM vector (the last `REDUCE_WORDS` words).
-const REDUCE_WORDS: u32 = 62;
+/// REDUCE_SUM vectors (the last `REDUCE_WORDS` words).
+const REDUCE_WORDS: u32 = 64;
 
 /// The scalar of chunk `k`'s SCALEs: one per chunk, cycling.
 const SCALARS: [u16; 5] = [0x3FC0, 0xC0A0, 0x3DCD, 0x7F7F, 0x0080];
+
+/// Values for SCALE's special cases, each also a scalar: signed zeros and
+/// infinities, NaN, one, two, a half, the smallest and largest normals, a
+/// subnormal (read as zero) and three.
+const SPECIALS: [u16; 16] = [
+    0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0x3F80, 0xBF80, 0x4000, 0x3F00, 0x0080, 0x8080,
+    0x7F7F, 0xFF7F, 0x0001, 0x4040, 0xC0A0,
+];
+
+/// REDUCE_SUM vectors of their own, each in one word after the exact-sum
+/// vector, with their lengths: the near tie 1 + 2^-8 + 2^-60 (only an exact
+/// sum sees the 2^-60 and rounds up); 1 + 2^-8 + 2^-133, a tie broken only
+/// by the last bit of two cancelling terms of the smallest exponent
+/// (0x0081 - 0x8080 = 2^-133); and 2^-101 alone, a sum in the lowest
+/// binade the rounding of a wide sum must still place.
+const REDUCE_SMALL: [(u128, u32); 3] = [
+    (0x2180_3B80_3F80, 3),
+    (0x8080_0081_3B80_3F80, 4),
+    (0x0D00, 1),
+];
 
 /// A vector that REDUCE_SUM must sum exactly: alternating signs, exponents
 /// over 2^-20 .. 2^20, pairs that cancel, no special value. Its last word
 /// is a near tie instead: 1 + 2^-8 (the midpoint between 1 and 1 + 2^-7)
 /// plus 2^-60, which only an exact sum sees (it rounds up).
 fn reduce_vector() -> Vec<Word> {
+    let exact_words = REDUCE_WORDS as u128 - REDUCE_SMALL.len() as u128;
     (0..REDUCE_WORDS as u128)
         .map(|w| {
-            if w == REDUCE_WORDS as u128 - 1 {
-                return 0x2180_3B80_3F80;
+            if w >= exact_words {
+                return REDUCE_SMALL[(w - exact_words) as usize].0;
             }
             (0..8).fold(0, |acc, i| {
                 let k = (8 * w + i) as u16;
@@ -49,7 +70,8 @@ fn reduce_vector() -> Vec<Word> {
 
 /// The sweep's cases for a configuration with `options.l2_words` of L2 (at
 /// least 256): each holds one chunk of the patterns from word 1 and its
-/// results after them (kv260: 2 cases, tiny: 5).
+/// results after them (kv260: 2 cases, tiny: 5); then the SCALE case of
+/// [`specials_case`].
 pub fn cases(options: &GenOptions) -> Vec<TestCase> {
     let l2 = options.l2_words;
     // At most 4,096 words (32,768 elements) a chunk: a length field holds
@@ -57,7 +79,8 @@ pub fn cases(options: &GenOptions) -> Vec<TestCase> {
     let chunk_words = ((l2 - 1 - REDUCE_WORDS) / 2).min(4096) as usize;
     let patterns = all_patterns();
     let reduce_at = l2 - REDUCE_WORDS;
-    patterns
+    let exact_words = REDUCE_WORDS - REDUCE_SMALL.len() as u32;
+    let mut cases: Vec<TestCase> = patterns
         .chunks(chunk_words)
         .enumerate()
         .map(|(k, chunk)| {
@@ -68,16 +91,19 @@ pub fn cases(options: &GenOptions) -> Vec<TestCase> {
                 text += &format!("cvo.{f} l2[{out}] <- l2[1], len={len}\n");
             }
             text += &format!("cvo.scale l2[{out}] <- l2[0], len={len}\n");
+            text += &format!("cvo.scale l2[{out}] <- l2[0], len={len}, recip_scale\n");
             text += &format!("cvo.scale l2[{out}] <- l2[0], len={len}, recip_scale, accm\n");
             text += &format!(
                 "cvo.reduce_sum l2[{out}] <- l2[{reduce_at}], len={}\n",
-                8 * (REDUCE_WORDS - 1) - 3
+                8 * exact_words - 3
             );
-            text += &format!(
-                "cvo.reduce_sum l2[{}] <- l2[{}], len=3\n",
-                out + 1,
-                reduce_at + REDUCE_WORDS - 1
-            );
+            for (i, (_, n)) in REDUCE_SMALL.iter().enumerate() {
+                text += &format!(
+                    "cvo.reduce_sum l2[{}] <- l2[{}], len={n}\n",
+                    out + 1 + i as u32,
+                    reduce_at + exact_words + i as u32
+                );
+            }
             text += &format!("cvo.exp l2[{out}] <- l2[1], len={len}, accm, async\n");
             let program: Program = parse_program(&text).expect("the sweep's program assembles");
             let mut case = TestCase::directed(k as u64 + 1, options, program);
@@ -88,5 +114,45 @@ pub fn cases(options: &GenOptions) -> Vec<TestCase> {
             ];
             case
         })
-        .collect()
+        .collect();
+    cases.push(specials_case(options, cases.len() as u64 + 1));
+    cases
+}
+
+/// Every value of [`SPECIALS`] multiplied and divided by every one, with
+/// and without `accm`: the quotient's special cases (0/0, Inf/Inf, x/0,
+/// Inf/x, 0/x, NaN either side) and the product's, which the chunks' five
+/// finite scalars never reach, and which `accm` would hide (a NaN or
+/// infinite product absorbs a wrong value added to it). SCALE reads its
+/// scalar from element 0 of the word before the vector, so each scalar
+/// has a block of its own: the scalar's word, then the 16 values.
+pub fn specials_case(options: &GenOptions, seed: u64) -> TestCase {
+    let vector: Vec<Word> = SPECIALS
+        .chunks(8)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0, |acc, (i, &v)| acc | u128::from(v) << (16 * i))
+        })
+        .collect();
+    let block = 1 + vector.len() as u32;
+    let out = block * SPECIALS.len() as u32;
+    let len = SPECIALS.len();
+    let mut text = String::new();
+    let mut patches = Vec::new();
+    for (b, &scalar) in SPECIALS.iter().enumerate() {
+        let at = block * b as u32;
+        let mut words = vec![u128::from(scalar)];
+        words.extend(&vector);
+        patches.push((at, words));
+        for flags in ["", ", recip_scale", ", recip_scale, accm", ", accm"] {
+            text += &format!("cvo.scale l2[{out}] <- l2[{at}], len={len}{flags}\n");
+        }
+    }
+    let program: Program = parse_program(&text).expect("the specials program assembles");
+    let mut case = TestCase::directed(seed, options, program);
+    // The accumulating ones add to the values as well.
+    patches.push((out, vector));
+    case.l2_patches = patches;
+    case
 }

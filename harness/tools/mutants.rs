@@ -360,10 +360,11 @@ impl MutateReport {
                 change: r.change.clone(),
                 verdict: r.result.name().into(),
                 reproduce: format!(
-                    "pccx-cosim mutate --id {} --config {} --seeds {} --instrs {} --budget {}",
+                    "pccx-cosim mutate --id {} --config {} --seeds {} --steered {} --instrs {} --budget {}",
                     crate::regress::merge::shell_word(&r.id),
                     header.config,
                     header.seeds,
+                    header.steered,
                     header.instrs,
                     header.budget_seconds
                 ),
@@ -469,6 +470,9 @@ pub struct MutateHeader {
     pub version: u64,
     pub config: String,
     pub seeds: u64,
+    /// Steered programs per surviving mutant (0 in runs before they were).
+    #[serde(default)]
+    pub steered: u64,
     pub instrs: usize,
     pub budget_seconds: u64,
     /// `sample N seed S`, `ids FILE` or `all`.
@@ -487,6 +491,7 @@ impl MutateHeader {
         let fields = [
             ("config", self.config.clone(), other.config.clone()),
             ("seeds", self.seeds.to_string(), other.seeds.to_string()),
+            ("steered", self.steered.to_string(), other.steered.to_string()),
             ("instrs", self.instrs.to_string(), other.instrs.to_string()),
             (
                 "budget_seconds",
@@ -555,8 +560,8 @@ impl MutateMerged {
             _ => "--sample 0".into(),
         };
         let mut c = format!(
-            "pccx-cosim mutate {selection} --config {} --seeds {} --instrs {} --budget {}",
-            h.config, h.seeds, h.instrs, h.budget_seconds
+            "pccx-cosim mutate {selection} --config {} --seeds {} --steered {} --instrs {} --budget {}",
+            h.config, h.seeds, h.steered, h.instrs, h.budget_seconds
         );
         if let Some(s) = shard {
             c += &format!(" --shard {s}");

@@ -186,10 +186,40 @@ impl Builder {
     pub fn schema(&self, all: &[Mutant], say: &dyn Fn(&str)) -> Result<SchemaBuild, String> {
         use super::schema::Schema;
         let src = self.work.join("schema");
-        let mut evicted = std::collections::BTreeMap::new();
+        // The guards Verilator refused, found once per RTL and toolchain:
+        // a later run (a `--id` to reproduce, CI) skips the lint rounds.
+        let cache = dynamic::default_cache_dir();
+        let mut lint_key = crate::rtl::recipe::Key::new(SCHEMA_RECIPE);
+        lint_key.add("product", b"the guards the mutant schema's lint refused");
+        for name in super::manifest_files(&self.root.join("hw/rtl"))? {
+            lint_key.add_file(&name, &self.root.join("hw/rtl").join(&name))?;
+        }
+        lint_key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
+        lint_key.add("params", self.params().join(" ").as_bytes());
+        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
+            lint_key.add(label, value.as_bytes());
+        }
+        let lint_file = cache.join(format!(
+            "schema-lint-{}-{}.txt",
+            self.config.name,
+            lint_key.hex()
+        ));
+        let known: Option<std::collections::BTreeMap<u32, String>> =
+            std::fs::read_to_string(&lint_file).ok().map(|text| {
+                text.lines()
+                    .filter_map(|l| l.split_once('\t'))
+                    .filter_map(|(k, why)| Some((k.parse().ok()?, why.to_string())))
+                    .collect()
+            });
+        let mut evicted = known.clone().unwrap_or_default();
         let mut round = 0;
         let schema = loop {
             round += 1;
+            if known.is_some() {
+                let schema = Schema::generate(&self.root, all, &evicted)?;
+                schema.write(&self.root, &src)?;
+                break schema;
+            }
             let schema = Schema::generate(&self.root, all, &evicted)?;
             schema.write(&self.root, &src)?;
             let out = std::process::Command::new(self.toolchain.verilator())
@@ -206,9 +236,15 @@ impl Builder {
             let text = String::from_utf8_lossy(&out.stderr).into_owned();
             let mut evicted_now = 0;
             let mut unplaced = Vec::new();
+            // After a syntax error the parser's later complaints in that
+            // file are noise: take only the first one of each file.
+            let mut syntax_seen = std::collections::BTreeSet::new();
             for (file, line, column, message) in super::schema::error_places(&text) {
+                if message.starts_with("syntax error") && !syntax_seen.insert(file.clone()) {
+                    continue;
+                }
                 let mut selectors = schema.selectors_at(&file, line, column);
-                if selectors.is_empty() {
+                if selectors.is_empty() && !message.starts_with("syntax error") {
                     selectors = schema.loop_bounds_before(&file, line);
                 }
                 if selectors.is_empty() {
@@ -231,16 +267,26 @@ impl Builder {
                     format!(" and {} errors outside any guard", unplaced.len())
                 }
             ));
-            for u in &unplaced {
-                say(&format!("  outside any guard: {u}"));
-            }
             if evicted_now == 0 || round == SCHEMA_ROUNDS {
                 return Err(format!(
-                    "the mutant schema does not lint after {round} rounds; Verilator said:\n{}",
+                    "the mutant schema does not lint after {round} rounds; errors at no guard:\n  {}\nVerilator said:\n{}",
+                    unplaced.join("\n  "),
                     text.lines().take(30).collect::<Vec<_>>().join("\n")
                 ));
             }
         };
+        if known.is_none() {
+            let text: String = evicted
+                .iter()
+                .map(|(k, why)| format!("{k}\t{}\n", why.replace(['\n', '\t'], " ")))
+                .collect();
+            // Written whole, then renamed: a reader sees all of it or none.
+            let _ = std::fs::create_dir_all(&cache);
+            let tmp = lint_file.with_extension(format!("tmp{}", std::process::id()));
+            if std::fs::write(&tmp, text).is_ok() {
+                let _ = std::fs::rename(&tmp, &lint_file);
+            }
+        }
         // Which sites are built alone and why, for whoever wonders.
         let mut listing =
             String::from("# Sites the mutant schema does not guard (built alone), and why.\n");

@@ -29,6 +29,11 @@ use crate::scoreboard::run_case;
 use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};
 pub use sites::{Mutant, MutantClass};
 
+/// The seed of the first steered program (far from the plain seeds, whose
+/// programs the steered ones would otherwise repeat when they fall back on
+/// the generator's own).
+pub const STEERED_FIRST_SEED: u64 = 1 << 32;
+
 /// How mutants are run.
 #[derive(Clone, Debug)]
 pub struct MutateOptions {
@@ -36,6 +41,8 @@ pub struct MutateOptions {
     /// Seeds tried per mutant, from `first_seed`.
     pub seeds: u64,
     pub first_seed: u64,
+    /// Steered programs after the seeds (`Steer::golden_suite`).
+    pub steered: u64,
     pub instrs: usize,
     /// Wall-clock budget of one mutant's campaign.
     pub budget: Duration,
@@ -281,6 +288,71 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             Err(_) => return killed("panic in the harness".into(), instructions, None),
         }
     }
+    // The random seeds did not kill it: steered programs, made from what
+    // the golden model reaches (FIFOs full, hazards at an operand's edge,
+    // every SHAPE reason...), which plain seeds reach seldom.
+    let suite = if options.steered > 0 {
+        match crate::regress::steer::Steer::golden_suite(
+            &options.config,
+            &ideal,
+            STEERED_FIRST_SEED,
+            options.steered,
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                return Verdict::Killed {
+                    seed: 0,
+                    programs: options.seeds,
+                    instructions,
+                    seconds: begin.elapsed().as_secs_f64(),
+                    by: format!("model error in the golden model: {e}"),
+                    mismatch: None,
+                }
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    for (n, case) in suite.iter().enumerate() {
+        if begin.elapsed() > options.budget {
+            return Verdict::TimedOut {
+                seeds: options.seeds + n as u64,
+                seconds: begin.elapsed().as_secs_f64(),
+            };
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_case(case, &mut *reference, &mut dut)
+        }));
+        let killed = |by: String, instructions: u64, mismatch| Verdict::Killed {
+            seed: case.seed,
+            programs: options.seeds + n as u64 + 1,
+            instructions,
+            seconds: begin.elapsed().as_secs_f64(),
+            by: format!("steered {by}"),
+            mismatch,
+        };
+        match result {
+            Ok(Ok(outcome)) => {
+                instructions += u64::from(outcome.instructions);
+                if let Some(m) = outcome.first_mismatch {
+                    return killed(
+                        m.kind.name().to_string(),
+                        instructions,
+                        Some(Box::new(m.record())),
+                    );
+                }
+            }
+            Ok(Err(e)) => {
+                let by = match e {
+                    pccx_golden::model::ModelError::Watchdog { .. } => "watchdog".to_string(),
+                    other => format!("model error: {other}"),
+                };
+                return killed(by, instructions, None);
+            }
+            Err(_) => return killed("panic in the harness".into(), instructions, None),
+        }
+    }
+    let seeds_and_steered = options.seeds + suite.len() as u64;
     // The random seeds did not kill it: the CVO domain sweep, every BF16
     // input through every CVO function (a datapath mutant that moves one
     // last bit for a few inputs survives random programs).
@@ -290,7 +362,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         }));
         let killed = |by: String, mismatch| Verdict::Killed {
             seed: 0,
-            programs: options.seeds + n as u64 + 1,
+            programs: seeds_and_steered + n as u64 + 1,
             instructions: instructions + case.program.items.len() as u64,
             seconds: begin.elapsed().as_secs_f64(),
             by: format!("cvo-sweep {by}"),
@@ -371,6 +443,7 @@ fn run_child(
         .args(["--config", options.config.name])
         .args(["--seeds", &options.seeds.to_string()])
         .args(["--first-seed", &options.first_seed.to_string()])
+        .args(["--steered", &options.steered.to_string()])
         .args(["--instrs", &options.instrs.to_string()])
         .args(["--budget", &options.budget.as_secs().to_string()])
         .stdout(std::process::Stdio::piped())

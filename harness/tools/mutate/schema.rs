@@ -210,6 +210,9 @@ fn top_level_colon(code: &str, from: usize, to: usize) -> Option<(usize, &'stati
     None
 }
 
+/// Types: a `[hi:lo]` after one of these is a declaration's width.
+const TYPE_WORDS: &[&str] = &["logic", "bit", "reg", "wire", "int", "integer", "byte"];
+
 /// Whether offset `at` lies inside the parenthesised header of a `for`.
 pub fn inside_for_header(code: &str, at: usize) -> bool {
     let b = code.as_bytes();
@@ -308,7 +311,8 @@ fn span_around(code: &str, from: usize, to: usize, depth: usize) -> Result<Span,
         if let Some((colon, kind)) = top_level_colon(code, open + 1, close) {
             if kind == ":" || to > colon - 1 {
                 let primary = primary_start(code, open);
-                if primary == open {
+                let word = code[primary..open].trim();
+                if primary == open || TYPE_WORDS.contains(&word) {
                     return Err("a part select's bound or width");
                 }
                 return span_around(code, primary, close + 1, depth + 1);
@@ -729,5 +733,17 @@ mod tests {
         let line = file.text.lines().nth(2).unwrap();
         let col = line.find("a - 4'd1").unwrap() + 1;
         assert_eq!(file.selectors_at(3, col), vec![*plus]);
+    }
+}
+
+#[cfg(test)]
+mod dump {
+    #[test]
+    #[ignore]
+    fn dump_schema() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let all = crate::tools::mutate::all_sites(root).unwrap();
+        let s = super::Schema::generate(root, &all, &Default::default()).unwrap();
+        s.write(root, std::path::Path::new("/tmp/sch")).unwrap();
     }
 }
