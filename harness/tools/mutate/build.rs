@@ -191,8 +191,10 @@ impl Builder {
         let cache = dynamic::default_cache_dir();
         let mut lint_key = crate::rtl::recipe::Key::new(SCHEMA_RECIPE);
         lint_key.add("product", b"the guards the mutant schema's lint refused");
-        for name in super::manifest_files(&self.root.join("hw/rtl"))? {
-            lint_key.add_file(&name, &self.root.join("hw/rtl").join(&name))?;
+        // The schema with every guard: it changes with the RTL, the sites
+        // and the generator alike.
+        for (name, file) in &Schema::generate(&self.root, all, &Default::default())?.files {
+            lint_key.add(name, file.text.as_bytes());
         }
         lint_key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
         lint_key.add("params", self.params().join(" ").as_bytes());

@@ -736,14 +736,3 @@ mod tests {
     }
 }
 
-#[cfg(test)]
-mod dump {
-    #[test]
-    #[ignore]
-    fn dump_schema() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let all = crate::tools::mutate::all_sites(root).unwrap();
-        let s = super::Schema::generate(root, &all, &Default::default()).unwrap();
-        s.write(root, std::path::Path::new("/tmp/sch")).unwrap();
-    }
-}
