@@ -10,7 +10,10 @@
 //! sequence numbers and signatures stayed as they were. Re-blessed a second
 //! time (issue 15) when the stalling host began to hold BREADY and RREADY
 //! low for 0-2 cycles of a response: the six `tiny-stall` lines changed,
-//! each only in its cycles (a diff without the cycles is empty).
+//! each only in its cycles (a diff without the cycles is empty). A third
+//! time (issue 16) when the stalling host began long stalls of its request
+//! channel and its AXI-Lite master separate handshakes and junk payloads:
+//! again the six `tiny-stall` lines, each only in its cycles.
 //! Each line is one seed of one campaign, run through the binary as a user
 //! would: the program's hash (of `gen`'s text), the verdict, instructions
 //! and cycles, and for a mismatch its check, sequence number, cycle,

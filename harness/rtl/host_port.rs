@@ -60,6 +60,8 @@ pub struct HostPort {
     pub mem: Vec<Word>,
     timing: HostTiming,
     rng: Rng,
+    /// Cycles left of a long stall of the request channel.
+    busy_for: u64,
     /// (cycle from which the response may be offered, read data)
     pending: VecDeque<(u64, Word)>,
 }
@@ -70,6 +72,7 @@ impl HostPort {
             mem: vec![0; HOST_WORDS as usize],
             timing,
             rng: Rng::new(0),
+            busy_for: 0,
             pending: VecDeque::new(),
         };
         port.restart();
@@ -88,15 +91,31 @@ impl HostPort {
     /// Drops pending responses and restarts the stall schedule (at reset).
     pub fn restart(&mut self) {
         self.pending.clear();
+        self.busy_for = 0;
         self.rng = Rng::new(self.timing.stall.map_or(0, |s| s.seed));
     }
 
     /// Whether the request channel is ready in this cycle (drawn once per
     /// cycle, in cycle order, so the schedule is a function of the seed).
+    ///
+    /// Besides single cycles, one cycle in a hundred begins a long stall of
+    /// 4 to 11 cycles: an engine that must wait out several cycles without
+    /// a request taken (a copy that retires on the responses it has, not
+    /// on the words it asked for) shows only then.
     pub fn request_ready(&mut self) -> bool {
         match self.timing.stall {
             None => true,
-            Some(s) => !self.rng.percent(s.not_ready_pct),
+            Some(_) if self.busy_for > 0 => {
+                self.busy_for -= 1;
+                false
+            }
+            Some(s) => {
+                if self.rng.percent(1) {
+                    self.busy_for = 3 + self.rng.below(8);
+                    return false;
+                }
+                !self.rng.percent(s.not_ready_pct)
+            }
         }
     }
 

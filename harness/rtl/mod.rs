@@ -48,6 +48,9 @@ pub struct RtlModel {
     weights: WeightPort,
     events: Vec<Event>,
     latched: u64,
+    /// Writes to the instruction's high word (0x04) begun: the NPU can
+    /// latch no more instructions than that.
+    instr_writes: u64,
     retired: u64,
     watchdog_cycles: u64,
     idle_since_progress: u64,
@@ -66,6 +69,11 @@ pub struct RtlModel {
     /// while none is outstanding breaks the protocol.
     reads_outstanding: u32,
     writes_outstanding: u32,
+    /// Address and data handshakes of writes not yet paired: a write is
+    /// outstanding once both of its channels have been taken, in either
+    /// order or together.
+    aw_taken: u32,
+    w_taken: u32,
     /// The first protocol violation seen, reported by the next wait.
     protocol_error: Option<String>,
     /// Beats past this many, taken by one instruction, are not progress
@@ -182,12 +190,15 @@ impl RtlModel {
             weights: WeightPort::new(),
             events: Vec::new(),
             latched: 0,
+            instr_writes: 0,
             retired: 0,
             watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
             idle_since_progress: 0,
             longest_response_wait: 0,
             reads_outstanding: 0,
             writes_outstanding: 0,
+            aw_taken: 0,
+            w_taken: 0,
             protocol_error: None,
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
             wait_deadline: None,
@@ -320,6 +331,14 @@ impl RtlModel {
             });
             self.latched += 1;
             progress = true;
+            if self.latched > self.instr_writes && self.protocol_error.is_none() {
+                // A latch nobody asked for: the same word taken twice, or
+                // one taken with no write of the high word.
+                self.protocol_error = Some(format!(
+                    "the NPU latched instruction {} in cycle {cycle}, and the host has written only {} instructions",
+                    self.latched, self.instr_writes
+                ));
+            }
         }
         for p in set_bits(o.l2w_valid) {
             self.events.push(Event::L2Write {
@@ -405,9 +424,12 @@ impl RtlModel {
         if i.arvalid != 0 && o.arready != 0 {
             self.reads_outstanding += 1;
         }
-        if i.awvalid != 0 && i.wvalid != 0 && o.awready != 0 && o.wready != 0 {
-            self.writes_outstanding += 1;
-        }
+        self.aw_taken += u32::from(i.awvalid != 0 && o.awready != 0);
+        self.w_taken += u32::from(i.wvalid != 0 && o.wready != 0);
+        let paired = self.aw_taken.min(self.w_taken);
+        self.aw_taken -= paired;
+        self.w_taken -= paired;
+        self.writes_outstanding += paired;
         if self.protocol_error.is_none() {
             self.protocol_error = violation;
         }
@@ -658,12 +680,15 @@ impl NpuModel for RtlModel {
         self.status_changes.clear();
         self.events.clear();
         self.latched = 0;
+        self.instr_writes = 0;
         self.retired = 0;
         self.idle_since_progress = 0;
         self.longest_response_wait = 0;
         self.retire_log.clear();
         self.reads_outstanding = 0;
         self.writes_outstanding = 0;
+        self.aw_taken = 0;
+        self.w_taken = 0;
         self.protocol_error = None;
         self.wait_deadline = None;
         Ok(())
@@ -776,6 +801,9 @@ impl NpuModel for RtlModel {
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
         check_offset(offset)?;
+        if offset == pccx_golden::model::reg::INSTR_HI {
+            self.instr_writes += 1;
+        }
         self.inputs.awvalid = 1;
         self.inputs.wvalid = 1;
         self.inputs.awaddr = offset as u16;
@@ -788,6 +816,7 @@ impl NpuModel for RtlModel {
         // the same SLVERR and no effect as with a whole one, by another
         // path of the slave.
         let mut bready_hold = None;
+        let mut lead = None;
         if let Some(rng) = self.write_skew.as_mut() {
             bready_hold = Some(rng.below(3));
             use pccx_golden::model::reg;
@@ -797,19 +826,46 @@ impl NpuModel for RtlModel {
             }
             // One channel alone for 0-2 cycles: a slave that takes the
             // address without the data (or the reverse) latches garbage.
-            let lead = rng.below(3);
-            let address_first = rng.percent(50);
-            self.inputs.awvalid = u8::from(address_first);
-            self.inputs.wvalid = u8::from(!address_first);
-            for _ in 0..lead {
-                self.tick();
-            }
-            self.inputs.awvalid = 1;
-            self.inputs.wvalid = 1;
+            lead = Some((rng.below(3), rng.percent(50)));
         }
         let what =
             format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
-        self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
+        match lead {
+            Some((lead, address_first)) => {
+                // Each channel's handshake on its own, as AXI allows: a
+                // channel not (or no longer) valid carries junk, and one
+                // the slave has taken drops its VALID while the other
+                // waits. A slave that claims a channel it did not take
+                // hangs the write; one that reads a payload without its
+                // VALID reads junk.
+                let (mut aw_left, mut w_left) = (true, true);
+                self.idle_since_progress = 0;
+                for t in 0.. {
+                    let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
+                    let aw = aw_left && (t >= lead || address_first);
+                    let w = w_left && (t >= lead || !address_first);
+                    self.inputs.awvalid = u8::from(aw);
+                    self.inputs.awaddr = if aw {
+                        offset as u16
+                    } else {
+                        (junk >> 32) as u16
+                    };
+                    self.inputs.wvalid = u8::from(w);
+                    self.inputs.wdata = if w { value } else { junk as u32 };
+                    self.tick();
+                    aw_left &= !(aw && self.outputs.awready != 0);
+                    w_left &= !(w && self.outputs.wready != 0);
+                    if !aw_left && !w_left {
+                        break;
+                    }
+                    self.check_watchdog(&what)?;
+                }
+                let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
+                self.inputs.wdata = junk as u32;
+                self.inputs.awaddr = (junk >> 32) as u16;
+            }
+            None => self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?,
+        }
         self.inputs.awvalid = 0;
         self.inputs.wvalid = 0;
         let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
@@ -844,6 +900,10 @@ impl NpuModel for RtlModel {
         self.inputs.rready = u8::from(rready_hold.is_none());
         self.tick_until("waiting for AXI-Lite to accept a read", |o| o.arready != 0)?;
         self.inputs.arvalid = 0;
+        if let Some(rng) = self.write_skew.as_mut() {
+            // The address is taken: junk from here on, as AXI allows.
+            self.inputs.araddr = rng.next_u64() as u16;
+        }
         if self.outputs.rvalid == 0 {
             self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
         }

@@ -400,11 +400,28 @@ impl<'a> Run<'a> {
             }
             // Backdoor writes of the case's own (steered cases), one cycle
             // each on both sides.
+            // Each is read back at once: a backdoor that drops or bends a
+            // write shows here, not only if a later instruction happens to
+            // read the value before it is overwritten.
             for &(table, index, entry) in &case.preload.tables {
                 call(m, |m| m.set_shape_entry(table, index, entry))?;
+                let back = call(m, |m| m.shape_entry(table, index))?;
+                if back != entry {
+                    return Err(ModelError::Backdoor(format!(
+                        "{}: shape-table entry {index} of {table:?} reads {back:?} after a backdoor write of {entry:?}",
+                        m.name()
+                    )));
+                }
             }
             if let Some(v) = case.preload.e_max {
                 call(m, |m| m.set_e_max(v))?;
+                let back = call(m, |m| m.e_max())?;
+                if back != v {
+                    return Err(ModelError::Backdoor(format!(
+                        "{}: e_max reads {back:#06x} after a backdoor write of {v:#06x}",
+                        m.name()
+                    )));
+                }
             }
             // Drop whatever the reset or the load reported: it belongs to
             // no instruction of this case.

@@ -491,7 +491,11 @@ impl MutateHeader {
         let fields = [
             ("config", self.config.clone(), other.config.clone()),
             ("seeds", self.seeds.to_string(), other.seeds.to_string()),
-            ("steered", self.steered.to_string(), other.steered.to_string()),
+            (
+                "steered",
+                self.steered.to_string(),
+                other.steered.to_string(),
+            ),
             ("instrs", self.instrs.to_string(), other.instrs.to_string()),
             (
                 "budget_seconds",

@@ -735,4 +735,3 @@ mod tests {
         assert_eq!(file.selectors_at(3, col), vec![*plus]);
     }
 }
-
