@@ -52,9 +52,8 @@ pub(super) struct MutateArgs {
     /// Mutants known to be equivalent, with the reason (id # reason).
     #[arg(long, value_name = "FILE", default_value = "hw/mutants/equivalent.txt")]
     equivalent: PathBuf,
-    /// Seeds of the campaign per mutant (from 1). Most mutants die in the
-    /// first; the rest cost their seeds, so 100 (docs/mutation.md).
-    #[arg(long, default_value_t = 100)]
+    /// Seeds of the campaign per mutant (from 1).
+    #[arg(long, default_value_t = 40)]
     seeds: u64,
     /// Steered programs run on a mutant the seeds leave alive, before the
     /// CVO sweep: made from the golden model's coverage (docs/mutation.md).

@@ -354,40 +354,25 @@ pub fn jobs() -> usize {
 /// a Verilated model's library is not safe while its thread-local state may
 /// still be referenced.
 pub fn load(so: &Path, name: &str) -> Result<&'static SimOps, String> {
-    let path = CString::new(so.to_string_lossy().as_bytes().to_vec())
-        .map_err(|_| format!("{}: the path holds a NUL byte", so.display()))?;
-    let symbol = CString::new(format!("pccx_sim_ops_{name}"))
-        .map_err(|_| format!("`{name}`: the name holds a NUL byte"))?;
-    // SAFETY: plain dlopen/dlsym of a library built by this file; the symbol
-    // is the shim's `const pccx_sim_ops *pccx_sim_ops_<name>(void)`, whose
-    // table is a static of the library, which is never unloaded.
+    let sym = symbol(so, &format!("pccx_sim_ops_{name}"))?;
+    // SAFETY: the symbol is the shim's `const pccx_sim_ops
+    // *pccx_sim_ops_<name>(void)`, whose table is a static of the library,
+    // which is never unloaded.
     unsafe {
-        let handle = dlopen(path.as_ptr(), RTLD_NOW);
-        if handle.is_null() {
-            return Err(format!(
-                "cannot load {}: {}",
-                so.display(),
-                CStr::from_ptr(dlerror()).to_string_lossy()
-            ));
-        }
-        let sym = dlsym(handle, symbol.as_ptr());
-        if sym.is_null() {
-            return Err(format!("{} has no pccx_sim_ops_{name}", so.display()));
-        }
         let get: extern "C" fn() -> *const SimOps = std::mem::transmute(sym);
         Ok(&*get())
     }
 }
 
-/// The C function `symbol` of the shared object `so` (loaded if it is not
-/// yet), for the few calls a particular kind of model adds to the table.
+/// The C function `symbol` of the shared object `so`, loading the library
+/// if it is not yet (a second dlopen of a loaded library returns the same
+/// handle; it stays mapped for the life of the process). The caller gives
+/// the pointer its type.
 pub fn symbol(so: &Path, symbol: &str) -> Result<*mut c_void, String> {
     let path = CString::new(so.to_string_lossy().as_bytes().to_vec())
         .map_err(|_| format!("{}: the path holds a NUL byte", so.display()))?;
     let name = CString::new(symbol).map_err(|_| format!("`{symbol}`: a NUL byte"))?;
-    // SAFETY: dlopen of a library this file built (a second dlopen of a
-    // loaded library returns the same handle) and dlsym of a name; the
-    // caller gives the pointer its type.
+    // SAFETY: plain dlopen/dlsym of a library built by this file.
     unsafe {
         let handle = dlopen(path.as_ptr(), RTLD_NOW);
         if handle.is_null() {

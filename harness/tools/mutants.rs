@@ -115,14 +115,12 @@ pub struct MutateSummary {
     pub median_instructions_to_kill: Option<u64>,
 }
 
-pub fn summarize(results: &[MutantRecord]) -> MutateSummary {
-    let mut s = MutateSummary {
-        total: results.len(),
-        ..MutateSummary::default()
-    };
+pub fn summarize<'a>(results: impl IntoIterator<Item = &'a MutantRecord>) -> MutateSummary {
+    let mut s = MutateSummary::default();
     let mut times = Vec::new();
     let mut instrs = Vec::new();
     for r in results {
+        s.total += 1;
         if r.equivalent.is_some() && !matches!(r.result, Verdict::Killed { .. }) {
             s.equivalent += 1;
             continue;
@@ -243,8 +241,7 @@ pub struct KillRow {
 
 impl KillRow {
     fn of(name: &str, records: &[&MutantRecord]) -> KillRow {
-        let owned: Vec<MutantRecord> = records.iter().map(|r| (*r).clone()).collect();
-        let s = summarize(&owned);
+        let s = summarize(records.iter().copied());
         KillRow {
             name: name.to_string(),
             mutants: s.total,

@@ -256,36 +256,22 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         }
         let gen = if seed % 2 == 0 { &stalled } else { &ideal };
         let case = TestCase::generate(seed, gen);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_case(&case, &mut *reference, &mut dut)
-        }));
-        let killed = |by: String, instructions: u64, mismatch| Verdict::Killed {
-            seed,
-            programs: n as u64 + 1,
-            instructions,
-            seconds: begin.elapsed().as_secs_f64(),
-            by,
-            mismatch,
-        };
-        match result {
-            Ok(Ok(outcome)) => {
-                instructions += u64::from(outcome.instructions);
-                if let Some(m) = outcome.first_mismatch {
-                    return killed(
-                        m.kind.name().to_string(),
-                        instructions,
-                        Some(Box::new(m.record())),
-                    );
+        match judge(&case, &mut *reference, &mut dut) {
+            Judged::Passed { instructions: n } => instructions += n,
+            Judged::Killed {
+                instructions: k,
+                by,
+                mismatch,
+            } => {
+                return Verdict::Killed {
+                    seed,
+                    programs: n as u64 + 1,
+                    instructions: instructions + k,
+                    seconds: begin.elapsed().as_secs_f64(),
+                    by,
+                    mismatch,
                 }
             }
-            Ok(Err(e)) => {
-                let by = match e {
-                    pccx_golden::model::ModelError::Watchdog { .. } => "watchdog".to_string(),
-                    other => format!("model error: {other}"),
-                };
-                return killed(by, instructions, None);
-            }
-            Err(_) => return killed("panic in the harness".into(), instructions, None),
         }
     }
     // The random seeds did not kill it: steered programs, made from what
@@ -320,36 +306,22 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                 seconds: begin.elapsed().as_secs_f64(),
             };
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_case(case, &mut *reference, &mut dut)
-        }));
-        let killed = |by: String, instructions: u64, mismatch| Verdict::Killed {
-            seed: case.seed,
-            programs: options.seeds + n as u64 + 1,
-            instructions,
-            seconds: begin.elapsed().as_secs_f64(),
-            by: format!("steered {by}"),
-            mismatch,
-        };
-        match result {
-            Ok(Ok(outcome)) => {
-                instructions += u64::from(outcome.instructions);
-                if let Some(m) = outcome.first_mismatch {
-                    return killed(
-                        m.kind.name().to_string(),
-                        instructions,
-                        Some(Box::new(m.record())),
-                    );
+        match judge(case, &mut *reference, &mut dut) {
+            Judged::Passed { instructions: n } => instructions += n,
+            Judged::Killed {
+                instructions: k,
+                by,
+                mismatch,
+            } => {
+                return Verdict::Killed {
+                    seed: case.seed,
+                    programs: options.seeds + n as u64 + 1,
+                    instructions: instructions + k,
+                    seconds: begin.elapsed().as_secs_f64(),
+                    by: format!("steered {by}"),
+                    mismatch,
                 }
             }
-            Ok(Err(e)) => {
-                let by = match e {
-                    pccx_golden::model::ModelError::Watchdog { .. } => "watchdog".to_string(),
-                    other => format!("model error: {other}"),
-                };
-                return killed(by, instructions, None);
-            }
-            Err(_) => return killed("panic in the harness".into(), instructions, None),
         }
     }
     let seeds_and_steered = options.seeds + suite.len() as u64;
@@ -357,29 +329,68 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     // input through every CVO function (a datapath mutant that moves one
     // last bit for a few inputs survives random programs).
     for (n, case) in cvo_sweep::cases(&ideal).into_iter().enumerate() {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_case(&case, &mut *reference, &mut dut)
-        }));
-        let killed = |by: String, mismatch| Verdict::Killed {
-            seed: 0,
-            programs: seeds_and_steered + n as u64 + 1,
-            instructions: instructions + case.program.items.len() as u64,
-            seconds: begin.elapsed().as_secs_f64(),
-            by: format!("cvo-sweep {by}"),
-            mismatch,
-        };
-        match result {
-            Ok(Ok(outcome)) => match outcome.first_mismatch {
-                Some(m) => return killed(m.kind.name().to_string(), Some(Box::new(m.record()))),
-                None => instructions += u64::from(outcome.instructions),
-            },
-            Ok(Err(e)) => return killed(format!("model error: {e}"), None),
-            Err(_) => return killed("panic in the harness".into(), None),
+        match judge(&case, &mut *reference, &mut dut) {
+            Judged::Passed { instructions: n } => instructions += n,
+            Judged::Killed { by, mismatch, .. } => {
+                return Verdict::Killed {
+                    seed: 0,
+                    programs: seeds_and_steered + n as u64 + 1,
+                    instructions: instructions + case.program.items.len() as u64,
+                    seconds: begin.elapsed().as_secs_f64(),
+                    by: format!("cvo-sweep {by}"),
+                    mismatch,
+                }
+            }
         }
     }
     Verdict::Survived {
         seeds: options.seeds,
         instructions,
+    }
+}
+
+/// How one case ended on a mutant.
+enum Judged {
+    /// Every check passed: the instructions it issued.
+    Passed { instructions: u64 },
+    /// A check, the watchdog, a model error or a panic caught it: the
+    /// instructions issued up to the mismatch (0 for the others), the
+    /// check's name, the first mismatch.
+    Killed {
+        instructions: u64,
+        by: String,
+        mismatch: Option<Box<crate::scoreboard::MismatchRecord>>,
+    },
+}
+
+/// Runs `case` on the mutant `dut` against `reference`, every check on.
+fn judge(
+    case: &TestCase,
+    reference: &mut dyn pccx_golden::model::NpuModel,
+    dut: &mut RtlModel,
+) -> Judged {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_case(case, reference, dut)
+    }));
+    let killed = |by: String| Judged::Killed {
+        instructions: 0,
+        by,
+        mismatch: None,
+    };
+    match result {
+        Ok(Ok(outcome)) => match outcome.first_mismatch {
+            Some(m) => Judged::Killed {
+                instructions: u64::from(outcome.instructions),
+                by: m.kind.name().to_string(),
+                mismatch: Some(Box::new(m.record())),
+            },
+            None => Judged::Passed {
+                instructions: u64::from(outcome.instructions),
+            },
+        },
+        Ok(Err(pccx_golden::model::ModelError::Watchdog { .. })) => killed("watchdog".into()),
+        Ok(Err(other)) => killed(format!("model error: {other}")),
+        Err(_) => killed("panic in the harness".into()),
     }
 }
 

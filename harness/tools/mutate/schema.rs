@@ -86,24 +86,6 @@ const STATEMENT_WORDS: &[&str] = &[
     "endmodule",
 ];
 
-/// Whether the `;` at `at` separates the clauses of a `for` header.
-fn in_for_header(code: &str, at: usize) -> bool {
-    let b = code.as_bytes();
-    let mut depth = 0usize;
-    let mut i = at;
-    while i > 0 {
-        i -= 1;
-        match b[i] {
-            b')' | b']' | b'}' => depth += 1,
-            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
-            b'(' => return code[..i].trim_end().ends_with("for"),
-            b'[' | b'{' | b';' => return false,
-            _ => {}
-        }
-    }
-    false
-}
-
 fn left_boundary(code: &str, from: usize) -> Result<(usize, Left), &'static str> {
     let b = code.as_bytes();
     let mut depth = 0usize;
@@ -121,7 +103,7 @@ fn left_boundary(code: &str, from: usize) -> Result<(usize, Left), &'static str>
             }
             _ if depth > 0 => {}
             b',' => return Ok((i + 1, Left::Comma)),
-            b';' if in_for_header(code, i) => return Ok((i + 1, Left::Value)),
+            b';' if inside_for_header(code, i) => return Ok((i + 1, Left::Value)),
             b';' => return Err("a statement's target or label"),
             b'`' => return Err("a macro"),
             b'=' => {
