@@ -191,18 +191,24 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         ));
     }
     let sites = mutate::all_sites(&root).map_err(Failure::Message)?;
-    let chosen = match &a.ids {
-        None if !a.id.is_empty() => {
-            let mut out = Vec::new();
-            for id in &a.id {
-                out.push(mutate::by_id(&sites, id).cloned().ok_or_else(|| {
-                    Failure::Message(format!(
-                        "--id: `{id}` is not a mutation site of hw/rtl (`mutate --list --sample 0` lists them)"
-                    ))
-                })?);
-            }
-            out
-        }
+    // The mutants chosen, and how the run's header names the choice.
+    let by_ids = |ids: &mut dyn Iterator<Item = &String>, unknown: &dyn Fn(&str) -> String| {
+        ids.map(|id| {
+            mutate::by_id(&sites, id)
+                .cloned()
+                .ok_or_else(|| Failure::Message(unknown(id)))
+        })
+        .collect::<Result<Vec<_>, Failure>>()
+    };
+    let (chosen, selection) = match &a.ids {
+        None if !a.id.is_empty() => (
+            by_ids(&mut a.id.iter(), &|id| {
+                format!(
+                    "--id: `{id}` is not a mutation site of hw/rtl (`mutate --list --sample 0` lists them)"
+                )
+            })?,
+            format!("id {}", a.id.join(" ")),
+        ),
         None if a.changed_since.is_some() => {
             let base = a.changed_since.as_deref().unwrap_or_default();
             let changed = mutate::changed_lines(&root, base).map_err(Failure::Message)?;
@@ -217,23 +223,23 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
                 changed.len(),
                 chosen.len()
             );
-            chosen
+            (chosen, format!("changed-since {base}"))
         }
         Some(file) => {
             let ids = mutate::read_id_list(file).map_err(Failure::Message)?;
-            let mut out = Vec::new();
-            for id in ids.keys() {
-                out.push(mutate::by_id(&sites, id).cloned().ok_or_else(|| {
-                    Failure::Message(format!(
-                        "{}: mutant `{id}` is not a site of hw/rtl any more (the line moved?)",
-                        file.display()
-                    ))
-                })?);
-            }
-            out
+            let chosen = by_ids(&mut ids.keys(), &|id| {
+                format!(
+                    "{}: mutant `{id}` is not a site of hw/rtl any more (the line moved?)",
+                    file.display()
+                )
+            })?;
+            (chosen, format!("ids {}", file.display()))
         }
-        None if a.sample == 0 || a.all => sites.clone(),
-        None => mutate::sample(&sites, a.sample, a.sample_seed),
+        None if a.sample == 0 || a.all => (sites.clone(), "all".to_string()),
+        None => (
+            mutate::sample(&sites, a.sample, a.sample_seed),
+            format!("sample {} seed {}", a.sample, a.sample_seed),
+        ),
     };
     let equivalent = if a.equivalent.exists() {
         mutate::read_id_list(&a.equivalent).map_err(Failure::Message)?
@@ -262,19 +268,6 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let selection = match (&a.ids, a.sample) {
-        (Some(file), _) => format!("ids {}", file.display()),
-        (None, _) if !a.id.is_empty() => format!("id {}", a.id.join(" ")),
-        (None, _) if a.changed_since.is_some() => {
-            format!(
-                "changed-since {}",
-                a.changed_since.as_deref().unwrap_or_default()
-            )
-        }
-        (None, _) if a.all => "all".to_string(),
-        (None, 0) => "all".to_string(),
-        (None, n) => format!("sample {n} seed {}", a.sample_seed),
-    };
     let mut header = MutateHeader {
         format: MUTATE_FORMAT.into(),
         version: 1,

@@ -122,15 +122,21 @@ pub fn model_sources(root: &Path) -> Result<Vec<String>, String> {
         }
         files.push(format!("hw/rtl/{line}"));
     }
+    files.extend(shim_files(root)?);
+    Ok(files)
+}
+
+/// The shim's files, relative to the repository root `root`, sorted: they
+/// are compiled into every model, so every key of one holds them.
+pub fn shim_files(root: &Path) -> Result<Vec<String>, String> {
     let shim = root.join("harness/rtl/shim");
-    let mut shim_files: Vec<String> = fs::read_dir(&shim)
+    let mut files: Vec<String> = fs::read_dir(&shim)
         .map_err(|e| format!("cannot read {}: {e}", shim.display()))?
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_file())
         .map(|e| format!("harness/rtl/shim/{}", e.file_name().to_string_lossy()))
         .collect();
-    shim_files.sort();
-    files.extend(shim_files);
+    files.sort();
     Ok(files)
 }
 

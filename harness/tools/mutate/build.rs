@@ -104,14 +104,7 @@ impl Builder {
     pub fn lint_alone(&self, mutant: &Mutant) -> Result<(), (&'static str, String)> {
         let dir = self.fresh_dir("l");
         self.write_sources(mutant, &dir)?;
-        let out = std::process::Command::new(self.toolchain.verilator())
-            .arg("-F")
-            .arg(dir.join("verilator.f"))
-            .arg("--lint-only")
-            .args(MUTANT_VERILATOR_ARGS)
-            .args(self.params())
-            .output()
-            .map_err(|e| ("verilator", format!("cannot run Verilator: {e}")))?;
+        let out = self.lint(&dir).map_err(|e| ("verilator", e))?;
         let _ = std::fs::remove_dir_all(&dir);
         if out.status.success() {
             Ok(())
@@ -125,6 +118,20 @@ impl Builder {
                 ),
             ))
         }
+    }
+
+    /// `verilator --lint-only` of the copy of hw/ in `dir` (its
+    /// `verilator.f`), with the mutants' waivers and the configuration's
+    /// parameters.
+    fn lint(&self, dir: &Path) -> Result<std::process::Output, String> {
+        std::process::Command::new(self.toolchain.verilator())
+            .arg("-F")
+            .arg(dir.join("verilator.f"))
+            .arg("--lint-only")
+            .args(MUTANT_VERILATOR_ARGS)
+            .args(self.params())
+            .output()
+            .map_err(|e| format!("cannot run Verilator: {e}"))
     }
 
     /// Builds `mutant` into a shared object; on failure, the stage and the
@@ -168,6 +175,12 @@ const SCHEMA_OPT: &str = "-O1";
 /// Rounds of Verilator lint that may evict sites before the schema is
 /// given up on.
 const SCHEMA_ROUNDS: usize = 100;
+
+/// A schema that lints, and the guards evicted on the way.
+struct Linted {
+    schema: super::schema::Schema,
+    evicted: std::collections::BTreeMap<u32, String>,
+}
 
 /// A built mutant schema: the shared object and what it guards.
 pub struct SchemaBuild {
@@ -213,27 +226,101 @@ impl Builder {
                     .filter_map(|(k, why)| Some((k.parse().ok()?, why.to_string())))
                     .collect()
             });
-        let mut evicted = known.clone().unwrap_or_default();
-        let mut round = 0;
-        let schema = loop {
-            round += 1;
-            if known.is_some() {
+        let schema = match known {
+            Some(evicted) => {
                 let schema = Schema::generate(&self.root, all, &evicted)?;
                 schema.write(&self.root, &src)?;
-                break schema;
+                schema
             }
+            None => {
+                let schema = self.lint_rounds(all, &src, say)?;
+                let text: String = schema
+                    .evicted
+                    .iter()
+                    .map(|(k, why)| format!("{k}\t{}\n", why.replace(['\n', '\t'], " ")))
+                    .collect();
+                // Written whole, then renamed: a reader sees all of it or none.
+                let _ = std::fs::create_dir_all(&cache);
+                let tmp = lint_file.with_extension(format!("tmp{}", std::process::id()));
+                if std::fs::write(&tmp, text).is_ok() {
+                    let _ = std::fs::rename(&tmp, &lint_file);
+                }
+                schema.schema
+            }
+        };
+        // Which sites are built alone and why, for whoever wonders.
+        let mut listing =
+            String::from("# Sites the mutant schema does not guard (built alone), and why.\n");
+        for (k, why) in &schema.unguarded {
+            let id = all.get(*k as usize - 1).map_or(String::new(), |m| m.id());
+            listing += &format!("{id}  # {}\n", why.lines().next().unwrap_or(""));
+        }
+        std::fs::write(src.join("unguarded.txt"), listing)
+            .map_err(|e| format!("cannot write {}: {e}", src.join("unguarded.txt").display()))?;
+        let mut key = crate::rtl::recipe::Key::new(SCHEMA_RECIPE);
+        key.add("name", SCHEMA_CONFIG.as_bytes());
+        key.add(
+            "selector package",
+            super::schema::selector_package().as_bytes(),
+        );
+        for (name, file) in &schema.files {
+            key.add(name, file.text.as_bytes());
+        }
+        key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
+        let shim = self.root.join("harness/rtl/shim");
+        for f in crate::rtl::recipe::shim_files(&self.root)? {
+            key.add_file(&f, &self.root.join(&f))?;
+        }
+        key.add("params", self.params().join(" ").as_bytes());
+        key.add("verilator args", MUTANT_VERILATOR_ARGS.join(" ").as_bytes());
+        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
+            key.add(label, value.as_bytes());
+        }
+        let (dir, found) = crate::rtl::recipe::get_or_build(
+            &cache,
+            &format!("{SCHEMA_CONFIG}-{}", self.config.name),
+            &key,
+            |dir| {
+                let model = SharedModel {
+                    name: SCHEMA_CONFIG,
+                    config: &self.config,
+                    options_file: &src.join("verilator.f"),
+                    shim_dir: &shim,
+                    verilator_args: MUTANT_VERILATOR_ARGS,
+                    opt: SCHEMA_OPT,
+                    jobs: dynamic::jobs(),
+                    defines: &["PCCX_MUTANT_SCHEMA"],
+                };
+                self.toolchain
+                    .build_shared_object(&model, dir, &self.runtime)
+                    .map(|_| ())
+                    .map_err(|(stage, e)| format!("the mutant schema: {stage} failed:\n{e}"))
+            },
+        )?;
+        Ok(SchemaBuild {
+            so: dir.join(format!("pccx_model_{SCHEMA_CONFIG}.so")),
+            schema,
+            cached: found == crate::rtl::recipe::Found::Cached,
+        })
+    }
+
+    /// Generates the schema of `all` into `src` and lints it, evicting
+    /// each guard Verilator refuses, until it lints; the schema and the
+    /// guards evicted, with Verilator's reason.
+    fn lint_rounds(
+        &self,
+        all: &[Mutant],
+        src: &Path,
+        say: &dyn Fn(&str),
+    ) -> Result<Linted, String> {
+        use super::schema::Schema;
+        let mut evicted = std::collections::BTreeMap::new();
+        for round in 1..=SCHEMA_ROUNDS {
             let schema = Schema::generate(&self.root, all, &evicted)?;
-            schema.write(&self.root, &src)?;
-            let out = std::process::Command::new(self.toolchain.verilator())
-                .arg("-F")
-                .arg(src.join("verilator.f"))
-                .arg("--lint-only")
-                .args(MUTANT_VERILATOR_ARGS)
-                .args(self.params())
-                .output()
-                .map_err(|e| format!("cannot run Verilator: {e}"))?;
+            schema.write(&self.root, src)?;
+            let out = self.lint(src)?;
             if out.status.success() {
-                break schema;
+                return Ok(Linted { schema, evicted });
             }
             let text = String::from_utf8_lossy(&out.stderr).into_owned();
             let mut evicted_now = 0;
@@ -276,80 +363,8 @@ impl Builder {
                     text.lines().take(30).collect::<Vec<_>>().join("\n")
                 ));
             }
-        };
-        if known.is_none() {
-            let text: String = evicted
-                .iter()
-                .map(|(k, why)| format!("{k}\t{}\n", why.replace(['\n', '\t'], " ")))
-                .collect();
-            // Written whole, then renamed: a reader sees all of it or none.
-            let _ = std::fs::create_dir_all(&cache);
-            let tmp = lint_file.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, text).is_ok() {
-                let _ = std::fs::rename(&tmp, &lint_file);
-            }
         }
-        // Which sites are built alone and why, for whoever wonders.
-        let mut listing =
-            String::from("# Sites the mutant schema does not guard (built alone), and why.\n");
-        for (k, why) in &schema.unguarded {
-            let id = all.get(*k as usize - 1).map_or(String::new(), |m| m.id());
-            listing += &format!("{id}  # {}\n", why.lines().next().unwrap_or(""));
-        }
-        std::fs::write(src.join("unguarded.txt"), listing)
-            .map_err(|e| format!("cannot write {}: {e}", src.join("unguarded.txt").display()))?;
-        let mut key = crate::rtl::recipe::Key::new(SCHEMA_RECIPE);
-        key.add("name", SCHEMA_CONFIG.as_bytes());
-        key.add(
-            "selector package",
-            super::schema::selector_package().as_bytes(),
-        );
-        for (name, file) in &schema.files {
-            key.add(name, file.text.as_bytes());
-        }
-        key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
-        let shim = self.root.join("harness/rtl/shim");
-        let mut shim_files: Vec<PathBuf> = std::fs::read_dir(&shim)
-            .map_err(|e| format!("cannot read {}: {e}", shim.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        shim_files.sort();
-        for f in &shim_files {
-            key.add_file(&f.display().to_string(), f)?;
-        }
-        key.add("params", self.params().join(" ").as_bytes());
-        key.add("verilator args", MUTANT_VERILATOR_ARGS.join(" ").as_bytes());
-        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
-            key.add(label, value.as_bytes());
-        }
-        let cache = dynamic::default_cache_dir();
-        let (dir, found) = crate::rtl::recipe::get_or_build(
-            &cache,
-            &format!("{SCHEMA_CONFIG}-{}", self.config.name),
-            &key,
-            |dir| {
-                let model = SharedModel {
-                    name: SCHEMA_CONFIG,
-                    config: &self.config,
-                    options_file: &src.join("verilator.f"),
-                    shim_dir: &shim,
-                    verilator_args: MUTANT_VERILATOR_ARGS,
-                    opt: SCHEMA_OPT,
-                    jobs: dynamic::jobs(),
-                    defines: &["PCCX_MUTANT_SCHEMA"],
-                };
-                self.toolchain
-                    .build_shared_object(&model, dir, &self.runtime)
-                    .map(|_| ())
-                    .map_err(|(stage, e)| format!("the mutant schema: {stage} failed:\n{e}"))
-            },
-        )?;
-        Ok(SchemaBuild {
-            so: dir.join(format!("pccx_model_{SCHEMA_CONFIG}.so")),
-            schema,
-            cached: found == crate::rtl::recipe::Found::Cached,
-        })
+        unreachable!("the last round returns")
     }
 
     /// `-G` of the configuration's RTL parameters.
