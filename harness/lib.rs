@@ -8,7 +8,8 @@
 //! configurations) -> `stimulus` -> `rtl` -> `scoreboard`
 //! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
 //! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
-//! `tools` (mutate, bench, CVO accuracy) -> `cli` (the command line, one
+//! `tools` (mutate, bench, CVO accuracy) -> `report` (the HTML page of a
+//! run) -> `cli` (the command line, one
 //! file per subcommand; `harness/main.rs` only calls `cli::main`).
 
 pub mod config;
@@ -25,6 +26,7 @@ pub mod env;
 
 pub mod coverage;
 pub mod regress;
+pub mod report;
 pub mod tools;
 pub mod triage;
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pccx-cosim needs beyond Rust: Verilator >= 5.006 and libclang
-# (for bindgen), from the distribution's packages. Idempotent: does nothing
-# when both are already there. Then checks the versions.
+# (for bindgen), from the distribution's packages, and Chromium, in which the
+# tests open the HTML report (tests/report.rs). Idempotent: does nothing
+# when all are already there. Then checks the versions.
 set -euo pipefail
 
 need_install=0
@@ -21,14 +22,15 @@ libclang_ok() {
 verilator_ok || need_install=1
 libclang_ok || need_install=1
 command -v g++ >/dev/null 2>&1 || need_install=1
+command -v chromium >/dev/null 2>&1 || need_install=1
 
 if [ "$need_install" = 1 ]; then
-  echo "setup: installing verilator, clang, libclang-dev, g++, make"
+  echo "setup: installing verilator, clang, libclang-dev, g++, make, chromium"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq verilator clang libclang-dev g++ make zlib1g-dev >/dev/null
+  $SUDO apt-get install -y -qq verilator clang libclang-dev g++ make zlib1g-dev chromium >/dev/null
 fi
 
 if ! verilator_ok; then
@@ -39,4 +41,9 @@ if ! libclang_ok; then
   echo "setup: error: libclang was not found after installing libclang-dev" >&2
   exit 1
 fi
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "setup: error: chromium was not found after installing it (tests/report.rs opens the report in it)" >&2
+  exit 1
+fi
+echo "setup: $(chromium --version 2>/dev/null | head -n 1)"
 echo "setup: $(verilator --version | awk '{print $1, $2}'), $(clang --version | head -n 1), $(cargo --version 2>/dev/null || echo 'cargo missing: install Rust from https://rustup.rs')"

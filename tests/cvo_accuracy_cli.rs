@@ -103,7 +103,9 @@ fn report_json_and_plots() {
     assert!(sum["nan_results"].as_u64().unwrap() > 0);
     assert!(sum["inf_results"].as_u64().unwrap() > 0);
 
-    for name in FUNCS {
+    for f in functions {
+        let name = f["func"].as_str().unwrap();
+        let bound = f["bound_ulp"].as_u64().unwrap();
         let path = plots.join(format!("cvo-{name}-ulp.svg"));
         let svg =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -111,6 +113,22 @@ fn report_json_and_plots() {
         assert!(svg.trim_end().ends_with("</svg>"), "{name}");
         assert!(svg.contains("<polyline"), "{name}");
         assert!(svg.contains(&name.to_ascii_uppercase()), "{name}: titled");
+        assert!(
+            svg.contains(&format!("bound: {bound} ULP from correctly rounded")),
+            "{name}: the bound line is labelled"
+        );
+        // The data is drawn: some line has two points (min, max) per pixel
+        // column over hundreds of columns (the dashed lines are two-point
+        // pieces).
+        let longest = svg
+            .split("<polyline")
+            .skip(1)
+            .map(|line| line.split_once("/>").unwrap().0.matches(',').count())
+            .max()
+            .unwrap_or(0);
+        assert!(longest > 200, "{name}: longest line {longest} points");
+        // Every function is correctly rounded (checked above): no circles.
+        assert!(!svg.contains("<circle"), "{name}");
         // Balanced elements: every opened tag is closed or self-closing.
         // (`<a .../>` has one `<`, `<a>...</a>` two; text is escaped.)
         let paired = svg.matches("</").count();

@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "triage",
     "regress",
     "tools",
+    "report",
     "cli",
 ];
 

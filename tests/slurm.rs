@@ -9,7 +9,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{cosim, curated_ids, read_json, s, scratch, text, without_wall};
+use support::{browser, cosim, curated_ids, read_json, s, scratch, text, without_wall};
 
 const WAIT: [&str; 4] = ["--wait", "--poll", "1", "--wait-timeout"];
 
@@ -154,6 +154,50 @@ fn a_four_shard_array_merges_into_the_unsharded_report() {
         });
         assert_eq!(logs.count(), 1, "{}", shard.display());
     }
+    // The morning-after page of the submission: the job, each shard with
+    // the state its task ended in (as `slurm wait` recorded it) and its
+    // log, and nothing missing.
+    let job_id = read_json(&run.join("slurm-job.json"))["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let states = read_json(&run.join("slurm-states.json"));
+    let page = dir.join("report.html");
+    let o = cosim(&["report", s(&run), "--offline", "--out", s(&page)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let dom = browser::dom(&page);
+    assert_eq!(browser::text_of(&dom, "#job-id"), job_id);
+    assert_eq!(browser::text_of(&dom, "#verdict"), "PASS");
+    assert_eq!(browser::select(&dom, "#complete").len(), 1);
+    let rows = browser::select(&dom, "#shard-table tbody tr");
+    assert_eq!(rows.len(), 4);
+    let td = scraper::Selector::parse("td").unwrap();
+    let a = scraper::Selector::parse("a").unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.select(&td).map(|c| c.text().collect()).collect();
+        assert_eq!(cells[1], format!("{i}/4"));
+        // A task that ended between two of wait's looks has no state.
+        let expected = states["tasks"][i.to_string()]["state"]
+            .as_str()
+            .unwrap_or("-");
+        assert!(cells[5].starts_with(expected), "task {i}: {}", cells[5]);
+        let log = row.select(&a).next().expect("a link to the task's log");
+        let path = browser::resolve(&dir, log.value().attr("href").unwrap());
+        assert!(
+            path.ends_with(format!("shard-{i}/slurm-{job_id}_{i}.out")),
+            "{}",
+            path.display()
+        );
+        assert!(path.is_file());
+    }
+    assert!(
+        states["tasks"]
+            .as_object()
+            .unwrap()
+            .values()
+            .any(|t| t["state"] == "COMPLETED"),
+        "wait saw no task complete: {states}"
+    );
 }
 
 #[test]

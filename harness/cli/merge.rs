@@ -27,6 +27,21 @@ pub(super) struct MergeArgs {
     /// a run with `--coverage DIR/coverage.json` writes) into FILE.
     #[arg(long, value_name = "FILE")]
     coverage: Option<PathBuf>,
+    /// Write the merged run's HTML page to FILE: shards and their states,
+    /// missing seeds and the commands that run them, failures, coverage
+    /// (docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+}
+
+/// `--report FILE`: the page of the directories merged.
+fn write_report(args: &MergeArgs) -> Result<(), Failure> {
+    if let Some(path) = &args.report {
+        let inputs = crate::report::from_dirs(&args.dirs, &crate::report::Extra::default())
+            .map_err(Failure::Message)?;
+        super::report::write(path, &inputs)?;
+    }
+    Ok(())
 }
 
 pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
@@ -60,6 +75,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
             write(path, text + "\n")?;
         }
     }
+    write_report(args)?;
     Ok(ExitCode::from(merged.exit_code()))
 }
 
@@ -190,5 +206,6 @@ fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
         let text = serde_json::to_string_pretty(&m.report).expect("reports serialise");
         write(path, text + "\n")?;
     }
+    write_report(args)?;
     Ok(ExitCode::from(m.exit_code()))
 }

@@ -36,6 +36,7 @@ mod merge;
 mod mutate;
 mod plot_coverage;
 mod replay;
+mod report;
 mod run;
 mod slurm;
 
@@ -91,6 +92,12 @@ enum Command {
     /// and a plain campaign, say), as one SVG: functional bins, and RTL
     /// line, branch and toggle points when every file has them.
     PlotCoverage(plot_coverage::PlotCoverageArgs),
+    /// The morning-after page: one self-contained HTML file of a campaign,
+    /// a merged cluster run or a mutation run, with its failures grouped by
+    /// signature and linked to their repro, shrunk program and waveform,
+    /// engine utilisation and latency, coverage, kill tables, shards
+    /// (docs/report.md).
+    Report(report::ReportArgs),
     /// Run a campaign as a Slurm job array (`slurm submit`), watch it and
     /// merge its shards (`slurm wait`), or cancel it (docs/scale-out.md).
     Slurm(slurm::SlurmArgs),
@@ -128,6 +135,7 @@ pub fn main() -> ExitCode {
         Some(Command::Merge(args)) => merge::merge(&args),
         Some(Command::Slurm(args)) => slurm::slurm(args),
         Some(Command::PlotCoverage(args)) => plot_coverage::plot_coverage(&args),
+        Some(Command::Report(args)) => report::report(&args),
         None => run::run(&cli.run),
     };
     match result {

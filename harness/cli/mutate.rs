@@ -86,6 +86,11 @@ pub(super) struct MutateArgs {
     /// per mutant, each flushed as its mutant finishes (docs/scale-out.md).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write the run's HTML page to FILE: kill tables per class and per
+    /// file, survivors with their reproduce commands, time to kill
+    /// (docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     /// Continue the run whose records `--out DIR` holds: run only the
     /// mutants it has no record of.
     #[arg(long, requires = "out")]
@@ -441,6 +446,17 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         doc["sites"] = sites.len().into();
         std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap() + "\n")
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &a.report {
+        let inputs = crate::report::Inputs {
+            mutation: Some(crate::report::MutationPart {
+                report: report.clone(),
+                header: Some(header.clone()),
+                cluster: None,
+            }),
+            ..Default::default()
+        };
+        super::report::write(path, &inputs)?;
     }
     if let Some(e) = journal_error.into_inner().unwrap() {
         return Err(Failure::Message(format!(

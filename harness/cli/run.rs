@@ -134,6 +134,12 @@ pub(super) struct RunArgs {
     /// for `pccx-cosim plot-coverage`.
     #[arg(long, value_name = "FILE")]
     coverage_curve: Option<PathBuf>,
+    /// Write the morning-after page to FILE: one self-contained HTML file
+    /// with the run, its failures grouped by signature and linked to their
+    /// files, engine utilisation and latency, and coverage when sampled
+    /// (docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
 }
 
 /// The RTL's state before each case's reset (`--initial-state`).
@@ -448,19 +454,19 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         std::fs::write(path, junit::render(&file))
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", path.display())))?;
     }
+    let curve = CurveFile {
+        format: CURVE_FORMAT.into(),
+        version: 1,
+        config: options.config.name.to_string(),
+        first_seed: options.first_seed,
+        count: options.count,
+        instrs: options.instrs,
+        steer: options.steer,
+        rtl: args.rtl_coverage.is_some(),
+        points: report.curve.clone(),
+    };
     if let Some(path) = &args.coverage_curve {
-        let file = CurveFile {
-            format: CURVE_FORMAT.into(),
-            version: 1,
-            config: options.config.name.to_string(),
-            first_seed: options.first_seed,
-            count: options.count,
-            instrs: options.instrs,
-            steer: options.steer,
-            rtl: args.rtl_coverage.is_some(),
-            points: report.curve.clone(),
-        };
-        let text = serde_json::to_string_pretty(&file).expect("JSON values serialise");
+        let text = serde_json::to_string_pretty(&curve).expect("JSON values serialise");
         std::fs::write(path, text + "\n")
             .map_err(|e| Failure::Message(format!("--coverage-curve {}: {e}", path.display())))?;
     }
@@ -475,6 +481,37 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         written.map_err(Failure::Message)?;
         let summary = rtl_coverage::read(path).map_err(Failure::Message)?;
         say!("{}", summary.text(path));
+    }
+    if let Some(path) = &args.report {
+        // The runs as the directory records them (a resumed campaign has
+        // several), else this one.
+        let runs = match store.as_ref().map(|s| CampaignHeader::read(&s.dir)) {
+            Some(Ok(Some(header))) => header.runs,
+            _ => {
+                let mut run = journal::this_run();
+                run.wall_seconds = Some(this_run);
+                run.seeds = Some(new_records);
+                vec![run]
+            }
+        };
+        let inputs = crate::report::Inputs {
+            campaign: Some(crate::report::CampaignPart {
+                file: file.clone(),
+                identity: Some(identity(args)),
+                runs,
+                dirs: vec![out_dir.clone()],
+                cluster: None,
+            }),
+            mutation: None,
+            coverage: coverage.as_ref().map(crate::coverage::CoverageFile::of),
+            // A steered run samples its curve whether or not it is written.
+            curves: (args.coverage_curve.is_some() || !curve.points.is_empty())
+                .then_some(curve)
+                .into_iter()
+                .collect(),
+            notes: Vec::new(),
+        };
+        super::report::write(path, &inputs)?;
     }
     if let Some(e) = journal_error {
         return Err(Failure::Message(format!(
@@ -689,6 +726,7 @@ fn check_output_paths(args: &RunArgs) -> Result<(), Failure> {
         ("--coverage", &args.coverage),
         ("--rtl-coverage", &args.rtl_coverage),
         ("--coverage-curve", &args.coverage_curve),
+        ("--report", &args.report),
     ];
     for (flag, path) in outputs {
         if let Some(path) = path {

@@ -296,6 +296,8 @@ fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> 
         &mut |i, s| say!("task {i}: {} ({})", s.state, s.reason),
     )
     .map_err(Failure::Message)?;
+    // For the report of the morning after: squeue forgets finished tasks.
+    waited.write(dir).map_err(Failure::Message)?;
     let failed: Vec<(u64, &slurm::TaskState)> = waited
         .tasks
         .iter()

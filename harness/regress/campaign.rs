@@ -4,7 +4,9 @@
 use crate::config::HwConfig;
 use crate::regress::results::{CampaignFile, SignatureGroup};
 use crate::regress::steer::{CaseFeedback, CurvePoint, Steer};
-use crate::scoreboard::{run_case_resident, Mismatch, Outcome, Resident, TimingMode};
+use crate::scoreboard::{
+    run_case_resident, Mismatch, Outcome, Resident, RetireLatency, TimingMode,
+};
 use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
@@ -149,6 +151,8 @@ pub struct SeedResult {
     pub failure: Option<ModelFailure>,
     /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO).
     pub engine_busy: [u64; 5],
+    /// Latch-to-retire cycles of the DUT's instructions, per engine.
+    pub retire_latency: RetireLatency,
     /// The repro and the shrunk program written for a mismatch.
     pub artefacts: Artefacts,
 }
@@ -211,6 +215,8 @@ pub struct Summary {
     pub stopped: Option<InfraError>,
     /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO), summed.
     pub engine_busy: [u64; 5],
+    /// Latch-to-retire cycles per engine, over every seed.
+    pub retire_latency: RetireLatency,
 }
 
 /// Engine names in `engine_busy` order.
@@ -231,6 +237,7 @@ impl Summary {
             wall: Duration::ZERO,
             stopped,
             engine_busy: [0; 5],
+            retire_latency: RetireLatency::default(),
         }
     }
 
@@ -756,6 +763,7 @@ impl Ran {
                 mismatch: self.outcome.first_mismatch,
                 failure: self.failure,
                 engine_busy: self.outcome.engine_busy,
+                retire_latency: self.outcome.retire_latency,
                 artefacts,
             },
         }
@@ -804,10 +812,12 @@ impl Tally {
         let timeouts =
             count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Timeout(_))));
         let mut engine_busy = [0u64; 5];
+        let mut retire_latency = RetireLatency::default();
         for r in &results {
             for (total, busy) in engine_busy.iter_mut().zip(r.engine_busy) {
                 *total += busy;
             }
+            retire_latency.merge(&r.retire_latency);
         }
         let summary = Summary {
             seeds: results.len() as u64,
@@ -820,6 +830,7 @@ impl Tally {
             wall: started.elapsed(),
             stopped: self.stopped,
             engine_busy,
+            retire_latency,
         };
         CampaignReport {
             options: options.clone(),
@@ -877,6 +888,7 @@ mod tests {
             }),
             failure: None,
             engine_busy: [0; 5],
+            retire_latency: Default::default(),
             artefacts: Artefacts::default(),
         }
     }

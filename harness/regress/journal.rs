@@ -103,6 +103,11 @@ pub struct RunEntry {
     pub host: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm_job: Option<String>,
+    /// The build that ran: versions, git commit, whether hw/rtl had
+    /// uncommitted edits ([`provenance`](crate::triage::repro::provenance));
+    /// absent in runs recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<serde_json::Value>,
 }
 
 /// `campaign.json`.
@@ -252,6 +257,7 @@ pub fn this_run() -> RunEntry {
         ended: None,
         host,
         slurm_job,
+        provenance: Some(crate::triage::repro::provenance().clone()),
     }
 }
 
@@ -463,6 +469,7 @@ mod tests {
             cycles: Some(10),
             wall_seconds: 0.5,
             engine_busy: [1, 2, 3, 4, 5],
+            retire_latency: Default::default(),
             mismatch: None,
             signature: None,
             artefacts: None,

@@ -4,7 +4,7 @@
 //! them (docs/harness.md, "Campaign JSON"; docs/scale-out.md).
 
 use super::campaign::{CampaignReport, ModelFailure, SeedResult, Summary, ENGINE_NAMES};
-use crate::scoreboard::MismatchRecord;
+use crate::scoreboard::{MismatchRecord, RetireLatency};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::{Signature, SignatureRecord};
 use serde::{Deserialize, Serialize};
@@ -72,6 +72,10 @@ pub struct SeedRecord {
     /// Busy cycles per engine, in [`ENGINE_NAMES`] order.
     #[serde(default)]
     pub engine_busy: [u64; 5],
+    /// Latch-to-retire cycles per engine, in power-of-two buckets
+    /// ([`RetireLatency`]); absent when the DUT reports no cycles.
+    #[serde(default, skip_serializing_if = "RetireLatency::is_empty")]
+    pub retire_latency: RetireLatency,
     /// The rest only for a mismatch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<MismatchRecord>,
@@ -121,6 +125,10 @@ pub struct SummaryRecord {
     pub cycles_per_second: Option<f64>,
     /// Busy cycles per engine, by name (GEMV, GEMM, MEM, MEMSET, CVO).
     pub engine_busy_cycles: BTreeMap<String, u64>,
+    /// Latch-to-retire cycles per engine over every seed, in power-of-two
+    /// buckets ([`RetireLatency`]); absent when no seed reported cycles.
+    #[serde(default, skip_serializing_if = "RetireLatency::is_empty")]
+    pub retire_latency: RetireLatency,
     /// The infrastructure error that stopped the campaign, if one did.
     pub stopped: Option<StoppedRecord>,
 }
@@ -293,6 +301,7 @@ impl SeedRecord {
             cycles: r.cycles,
             wall_seconds: r.wall.as_secs_f64(),
             engine_busy: r.engine_busy,
+            retire_latency: r.retire_latency.clone(),
             mismatch: failing.map(|m| m.record()),
             signature: failing.map(|m| Signature::of(m).record()),
             artefacts: (verdict != SeedVerdict::Match).then(|| ArtefactsRecord::of(&r.artefacts)),
@@ -309,6 +318,7 @@ impl SeedRecord {
             cycles: None,
             wall_seconds: 0.0,
             engine_busy: [0; 5],
+            retire_latency: RetireLatency::default(),
             mismatch: None,
             signature: None,
             artefacts: None,
@@ -392,6 +402,7 @@ impl SummaryRecord {
             wall_seconds: s.wall.as_secs_f64(),
             cycles_per_second: rate(s.cycles, s.wall.as_secs_f64()),
             engine_busy_cycles: busy_by_name(s.engine_busy),
+            retire_latency: s.retire_latency.clone(),
             stopped: s.stopped.as_ref().map(|e| StoppedRecord {
                 seed: e.seed,
                 error: e.message.clone(),
@@ -408,10 +419,12 @@ impl SummaryRecord {
     ) -> SummaryRecord {
         let count = |v: SeedVerdict| records.iter().filter(|r| r.verdict == v).count() as u64;
         let mut busy = [0u64; 5];
+        let mut retire_latency = RetireLatency::default();
         for r in records {
             for (total, b) in busy.iter_mut().zip(r.engine_busy) {
                 *total += b;
             }
+            retire_latency.merge(&r.retire_latency);
         }
         let cycles = records.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b);
         let stopped = stopped.or_else(|| {
@@ -434,6 +447,7 @@ impl SummaryRecord {
             wall_seconds,
             cycles_per_second: rate(cycles, wall_seconds),
             engine_busy_cycles: busy_by_name(busy),
+            retire_latency,
             stopped,
         }
     }

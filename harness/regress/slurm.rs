@@ -125,6 +125,18 @@ pub struct JobRecord {
     pub script: String,
 }
 
+impl Waited {
+    /// Writes `DIR/slurm-states.json` whole.
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        super::journal::write_header(dir, STATES_FILE, self)
+    }
+
+    /// Reads `DIR/slurm-states.json`; `Ok(None)` if no wait wrote one.
+    pub fn read(dir: &Path) -> Result<Option<Waited>, String> {
+        super::journal::read_header(dir, STATES_FILE)
+    }
+}
+
 impl JobRecord {
     pub fn read(dir: &Path) -> Result<JobRecord, String> {
         let path = dir.join(JOB_FILE);
@@ -178,7 +190,7 @@ pub fn cancel(job_id: &str) -> Result<(), String> {
 }
 
 /// A task's state as Slurm reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskState {
     pub state: String,
     pub reason: String,
@@ -242,8 +254,12 @@ pub fn task_states(job_id: &str) -> Result<BTreeMap<u64, TaskState>, String> {
     Ok(states)
 }
 
-/// What [`wait`] saw.
-#[derive(Clone, Debug, PartialEq)]
+/// What `slurm wait` (or `submit --wait`) last saw of the job's tasks,
+/// kept because squeue forgets a finished task after `MinJobAge`.
+pub const STATES_FILE: &str = "slurm-states.json";
+
+/// What [`wait`] saw; `DIR/slurm-states.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Waited {
     /// The last state seen of each task.
     pub tasks: BTreeMap<u64, TaskState>,

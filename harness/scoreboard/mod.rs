@@ -40,6 +40,59 @@ pub struct Outcome {
     /// Cycles each engine (GEMV, GEMM, MEM, MEMSET, CVO) spent on the DUT's
     /// instructions, start to retire inclusive, when the DUT reports starts.
     pub engine_busy: [u64; 5],
+    /// Latch-to-retire cycles of the DUT's instructions, per engine.
+    pub retire_latency: RetireLatency,
+}
+
+/// Latch-to-retire latencies per engine (GEMV, GEMM, MEM, MEMSET, CVO), as
+/// counts in power-of-two buckets: bucket 0 holds latency 0, bucket `b`
+/// latencies `2^(b-1) ..= 2^b - 1`. Trailing empty buckets are left off,
+/// so a record stays short and buckets add across seeds whatever their
+/// lengths.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct RetireLatency(pub [Vec<u64>; 5]);
+
+impl RetireLatency {
+    /// The bucket of a latency.
+    pub fn bucket(cycles: u64) -> usize {
+        (u64::BITS - cycles.leading_zeros()) as usize
+    }
+
+    /// The smallest and largest latency of bucket `b`.
+    pub fn bucket_range(b: usize) -> (u64, u64) {
+        match b {
+            0 => (0, 0),
+            _ => (1 << (b - 1), (1u64 << b.min(63)) - 1),
+        }
+    }
+
+    /// Counts one latency of `engine` (an opcode; others are ignored).
+    pub fn add(&mut self, engine: usize, cycles: u64) {
+        if let Some(buckets) = self.0.get_mut(engine) {
+            let b = Self::bucket(cycles);
+            if buckets.len() <= b {
+                buckets.resize(b + 1, 0);
+            }
+            buckets[b] += 1;
+        }
+    }
+
+    /// Adds another histogram's counts to this one.
+    pub fn merge(&mut self, other: &RetireLatency) {
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|b| b.iter().all(|&n| n == 0))
+    }
 }
 
 impl Outcome {
@@ -50,6 +103,7 @@ impl Outcome {
             cycles: None,
             first_mismatch: None,
             engine_busy: [0; 5],
+            retire_latency: RetireLatency::default(),
         }
     }
 }
@@ -262,17 +316,22 @@ impl<'a> Run<'a> {
     fn outcome(mut self) -> Outcome {
         self.found.sort_by_key(|(rank, _)| *rank);
         let mut engine_busy = [0u64; 5];
+        let mut retire_latency = RetireLatency::default();
         for p in self.pairs.values() {
-            if let (Some(start), Some(retire), Some(&(opcode, _, _))) =
-                (p.d.start, p.d.retire_cycle(), p.d.retires.first())
-            {
+            let (retire, opcode) = (p.d.retire_cycle(), p.d.retires.first().map(|r| r.0));
+            if let (Some(start), Some(retire), Some(opcode)) = (p.d.start, retire, opcode) {
                 if let Some(busy) = engine_busy.get_mut(usize::from(opcode)) {
                     *busy += retire.saturating_sub(start) + 1;
                 }
             }
+            let latch = p.d.latch_cycles.first().copied().flatten();
+            if let (Some(latch), Some(retire), Some(opcode)) = (latch, retire, opcode) {
+                retire_latency.add(usize::from(opcode), retire.saturating_sub(latch));
+            }
         }
         Outcome {
             engine_busy,
+            retire_latency,
             instructions: self.issued.len() as u32,
             cycles: self.last_cycle[1].or(self.last_cycle[0]),
             first_mismatch: self.found.into_iter().next().map(|(_, m)| m),

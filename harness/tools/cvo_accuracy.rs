@@ -1,7 +1,8 @@
 //! `pccx-cosim cvo-accuracy`: the golden CVO functions against the exact
 //! functions over every BF16 input, and REDUCE_SUM against an exact sum
 //! (the checks are `pccx_golden::numerics::cvo::accuracy`; this module
-//! prints them, writes them as JSON, and draws one SVG plot per function).
+//! prints them, writes them as JSON, and draws one SVG plot per function
+//! with plotters).
 //! docs/cvo.md section 6 shows the results.
 
 use pccx_golden::isa::CvoFunc;
@@ -9,8 +10,14 @@ use pccx_golden::numerics::cvo::accuracy::{
     self, FunctionReport, Method, Record, SumReport, AMBIGUOUS_MARGIN, FUNCTIONS,
 };
 use pccx_golden::numerics::Bf16;
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
+use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The REDUCE_SUM check's seed and number of random vectors (the
@@ -322,12 +329,19 @@ pub fn prepare_plot_dir(dir: &Path) -> Result<(), String> {
         .map_err(|e| format!("--plots {}: cannot create: {e}", dir.display()))
 }
 
-const WIDTH: f64 = 960.0;
-const HEIGHT: f64 = 380.0;
-const LEFT: f64 = 64.0;
-const RIGHT: f64 = 16.0;
-const TOP: f64 = 48.0;
-const BOTTOM: f64 = 56.0;
+/// The plot's size in pixels, and the height of its two title lines.
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 400;
+const HEADER: u32 = 44;
+
+/// Colours: the data, the bound, correct rounding (the half ULP), the zero
+/// line, the frame and axes, and the subtitle.
+const DATA: RGBColor = RGBColor(0x1f, 0x5f, 0xa8);
+const BOUND: RGBColor = RGBColor(0xcc, 0x00, 0x00);
+const HALF_ULP: RGBColor = RGBColor(0x99, 0x99, 0x99);
+const ZERO: RGBColor = RGBColor(0xbb, 0xbb, 0xbb);
+const FRAME: RGBColor = RGBColor(0x33, 0x33, 0x33);
+const SUBTITLE: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
 /// The finite inputs in the order of their values (-MAX .. -0, +0 .. MAX):
 /// the plot's x axis, one slot per input. An axis by ordering index is
@@ -338,29 +352,59 @@ fn finite_by_value() -> Vec<u16> {
     negative.chain(positive).collect()
 }
 
-/// One function's plot: the signed error in ULP of the exact value against
-/// the input, drawn per pixel column as the range (min to max) of the
-/// errors of the inputs in it, one polyline per run of columns that have a
-/// non-special input. The bound, the half-ULP of correct rounding, and the
-/// inputs not correctly rounded (red dots) are marked.
+/// One function's plot, as an SVG document: the signed error in ULP of the
+/// exact value against the input, drawn per pixel column as the range (min
+/// to max) of the errors of the inputs in it, one line per run of columns
+/// that have a non-special input (a line of 65,280 points would make the
+/// file megabytes and show nothing more). The bound, the half-ULP of
+/// correct rounding, and the inputs not correctly rounded (red circles) are
+/// marked. The caller writes the string to a file or inlines it in a page.
 pub fn svg(r: &FunctionReport) -> String {
-    let order = finite_by_value();
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let columns = plot_w as usize;
-    let limit = r.bound as f64 + 0.5;
-    // Symmetric y range: the bound with room, or the largest error.
-    let y_max = (limit.max(r.max_error_ulp) * 1.15 * 2.0).ceil() / 2.0;
-    let x_of = |index: usize| LEFT + plot_w * (index as f64 + 0.5) / order.len() as f64;
-    let y_of = |e: f64| TOP + plot_h / 2.0 - (e / y_max) * (plot_h / 2.0);
-
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
-         viewBox=\"0 0 {WIDTH} {HEIGHT}\" font-family=\"sans-serif\" font-size=\"11\">"
-    );
-    let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
+    // The backend writes into the string, so only a layout error could
+    // fail, and the layout is fixed: a failure is a bug in this function.
+    draw(r, &mut s).expect("the cvo-accuracy plot's fixed layout draws");
+    s
+}
+
+/// Draws `svg`'s plot into `out`. Font sizes are plotters' (the SVG
+/// backend writes a size s as font-size s/1.24): 16 and 14 are 13 and 11 px.
+fn draw(r: &FunctionReport, out: &mut String) -> Result<(), DrawingAreaErrorKind<io::Error>> {
+    let order = finite_by_value();
+    // x: the input's slot in `order`, input i centred on i + 0.5.
+    let n = order.len() as f64;
+    let limit = r.bound as f64 + 0.5;
+    // Symmetric y range: the bound with room, or the largest error; a tick
+    // every half ULP.
+    let y_max = (limit.max(r.max_error_ulp) * 1.15 * 2.0).ceil() / 2.0;
+    let halves = (y_max * 2.0) as i32;
+    let y_axis = Axis {
+        range: (-y_max..y_max).into(),
+        ticks: (-halves..=halves)
+            .map(|k| (k as f64 / 2.0, format!("{}", k as f64 / 2.0)))
+            .collect(),
+    };
+    // x ticks at round values, each at the slot of the first input >= it.
+    let x_axis = Axis {
+        range: (0.0..n).into(),
+        ticks: X_TICKS
+            .iter()
+            .map(|&(value, label)| {
+                let index = order.partition_point(|&b| Bf16(b).to_f64() < value);
+                (index.min(order.len() - 1) as f64 + 0.5, label.to_string())
+            })
+            .collect(),
+    };
+
+    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (header, body) = root.split_vertically(HEADER);
+    let centred = |size: f64, colour: &RGBColor| {
+        ("sans-serif", size)
+            .into_font()
+            .color(colour)
+            .pos(Pos::new(HPos::Center, VPos::Top))
+    };
     let at = if r.max_steps > 0 {
         format!(" at {}", input_text(r.max_steps_input))
     } else {
@@ -374,96 +418,79 @@ pub fn svg(r: &FunctionReport) -> String {
         r.max_steps,
         r.bound
     );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-        WIDTH / 2.0,
-        escape(&title)
+    let subtitle = format!(
+        "golden - exact, in ULP of the exact value, over the {} finite inputs; \
+         not correctly rounded: {}; special values (not plotted): {}",
+        order.len(),
+        r.not_correctly_rounded,
+        r.special_cases
     );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"36\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
-        WIDTH / 2.0,
-        escape(&format!(
-            "golden - exact, in ULP of the exact value, over the {} finite inputs; \
-             not correctly rounded: {}; special values (not plotted): {}",
-            order.len(),
-            r.not_correctly_rounded,
-            r.special_cases
-        ))
-    );
-    // Frame, zero line, the half ULP and the bound.
-    let _ = writeln!(
-        s,
-        "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_w}\" height=\"{plot_h}\" fill=\"none\" \
-         stroke=\"#333\"/>"
-    );
-    let hline = |s: &mut String, e: f64, style: &str| {
-        let y = y_of(e);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" {style}/>",
-            LEFT + plot_w
-        );
+    let middle = WIDTH as i32 / 2;
+    header.draw(&Text::new(title, (middle, 10), centred(16.0, &BLACK)))?;
+    header.draw(&Text::new(subtitle, (middle, 28), centred(14.0, &SUBTITLE)))?;
+
+    let mut chart = ChartBuilder::on(&body)
+        .margin_left(8)
+        .margin_right(16)
+        .margin_bottom(4)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x_axis, y_axis)?;
+    chart
+        .configure_mesh()
+        .x_desc("input x (every finite BF16, in order: each binade the same width)")
+        .y_desc("error (ULP)")
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 14))
+        .axis_style(FRAME)
+        // A faint grid at the ticks (an `Axis` has no light lines).
+        .bold_line_style(BLACK.mix(0.06))
+        .draw()?;
+
+    // Frame, zero line, the half ULP (when the bound is 0 ULP, the half ULP
+    // is the bound line) and the bound.
+    chart.draw_series(std::iter::once(Rectangle::new(
+        [(0.0, -y_max), (n, y_max)],
+        FRAME.stroke_width(1),
+    )))?;
+    let across = |e: f64| [(0.0, e), (n, e)];
+    chart.draw_series(LineSeries::new(across(0.0), ZERO))?;
+    let label = |colour: &RGBColor, h: HPos| {
+        ("sans-serif", 14)
+            .into_font()
+            .color(colour)
+            .pos(Pos::new(h, VPos::Bottom))
     };
-    hline(&mut s, 0.0, "stroke=\"#bbb\"");
     if r.bound > 0 {
         for e in [-0.5, 0.5] {
-            hline(&mut s, e, "stroke=\"#999\" stroke-dasharray=\"4 3\"");
+            chart.draw_series(DashedLineSeries::new(across(e), 4, 3, HALF_ULP.into()))?;
         }
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((0.0, 0.5))
+                + Text::new(
+                    "correctly rounded: |error| <= 0.5",
+                    (4, -3),
+                    label(&SUBTITLE, HPos::Left),
+                ),
+        ))?;
     }
     for e in [-limit, limit] {
-        hline(&mut s, e, "stroke=\"#c00\" stroke-dasharray=\"8 4\"");
+        chart.draw_series(DashedLineSeries::new(across(e), 8, 4, BOUND.into()))?;
     }
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#c00\">bound: {} ULP from \
-         correctly rounded (|error| &lt;= {})</text>",
-        LEFT + plot_w - 4.0,
-        y_of(limit) - 4.0,
-        r.bound,
-        limit
-    );
-    // y ticks every half ULP.
-    let mut e = -y_max;
-    while e <= y_max + 1e-9 {
-        let y = y_of(e);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{LEFT}\" y2=\"{y:.1}\" stroke=\"#333\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{e}</text>",
-            LEFT - 4.0,
-            LEFT - 6.0,
-            y + 4.0
-        );
-        e += 0.5;
-    }
-    let _ = writeln!(
-        s,
-        "<text transform=\"translate(16 {:.1}) rotate(-90)\" text-anchor=\"middle\">error (ULP)</text>",
-        TOP + plot_h / 2.0
-    );
-    // x ticks at round values; an input's slot is its place in `order`.
-    for (value, label) in X_TICKS {
-        let index = order.partition_point(|&b| Bf16(b).to_f64() < *value);
-        let x = x_of(index.min(order.len() - 1));
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#333\"/>\
-             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
-            TOP + plot_h,
-            TOP + plot_h + 4.0,
-            TOP + plot_h + 16.0
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">input x (every finite BF16, in \
-         order: each binade the same width)</text>",
-        LEFT + plot_w / 2.0,
-        HEIGHT - 12.0
-    );
-    // The data: per column, the range of errors.
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((n, limit))
+            + Text::new(
+                format!(
+                    "bound: {} ULP from correctly rounded (|error| <= {limit})",
+                    r.bound
+                ),
+                (-4, -3),
+                label(&BOUND, HPos::Right),
+            ),
+    ))?;
+
+    // The data: per pixel column, the range of the errors of its inputs.
+    let columns = chart.plotting_area().dim_in_pixel().0 as usize;
     let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut current: Vec<(f64, f64)> = Vec::new();
     for c in 0..columns {
@@ -477,41 +504,73 @@ pub fn svg(r: &FunctionReport) -> String {
                 (lo.min(e), hi.max(e))
             });
         if lo > hi {
+            // Only special values here: the line breaks.
             if !current.is_empty() {
                 runs.push(std::mem::take(&mut current));
             }
             continue;
         }
-        let x = LEFT + c as f64 + 0.5;
-        current.push((x, y_of(lo)));
-        current.push((x, y_of(hi)));
+        let x = (c as f64 + 0.5) * n / columns as f64;
+        current.push((x, lo));
+        current.push((x, hi));
     }
     if !current.is_empty() {
         runs.push(current);
     }
-    for run in &runs {
-        let points: Vec<String> = run.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = writeln!(
-            s,
-            "<polyline fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1\" points=\"{}\"/>",
-            points.join(" ")
-        );
+    for run in runs {
+        chart.draw_series(LineSeries::new(run, DATA))?;
     }
-    for (index, &b) in order.iter().enumerate() {
+    chart.draw_series(order.iter().enumerate().filter_map(|(index, &b)| {
         let rec = &r.records[usize::from(b)];
-        if !rec.correctly_rounded() && !rec.error_ulp.is_nan() {
-            let _ = writeln!(
-                s,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"none\" stroke=\"#c00\">\
-                 <title>{}</title></circle>",
-                x_of(index),
-                y_of(rec.error_ulp),
-                escape(&record_text(rec))
-            );
+        (!rec.correctly_rounded() && !rec.error_ulp.is_nan()).then(|| {
+            Circle::new(
+                (index as f64 + 0.5, rec.error_ulp),
+                3,
+                BOUND.stroke_width(1),
+            )
+        })
+    }))?;
+    root.present()
+}
+
+/// A linear f64 axis with the ticks given, each with its label. plotters
+/// would pick round values itself, but the x axis is an input's slot in
+/// `order` (its ticks are the slots of round inputs), and the y axis wants a
+/// tick every half ULP, the unit of correct rounding.
+struct Axis {
+    range: RangedCoordf64,
+    ticks: Vec<(f64, String)>,
+}
+
+impl Ranged for Axis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.range.map(value, limit)
+    }
+
+    /// The ticks as the bold key points (labels and grid), no light ones.
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.iter().map(|&(at, _)| at).collect()
         }
     }
-    s.push_str("</svg>\n");
-    s
+
+    fn range(&self) -> Range<f64> {
+        self.range.range()
+    }
+}
+
+impl ValueFormatter<f64> for Axis {
+    fn format_ext(&self, value: &f64) -> String {
+        self.ticks
+            .iter()
+            .find(|(at, _)| at == value)
+            .map_or(String::new(), |(_, label)| label.clone())
+    }
 }
 
 /// x-axis ticks: (value, label).
@@ -533,13 +592,6 @@ const X_TICKS: &[(f64, &str)] = &[
     (1e30, "1e30"),
 ];
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,18 +605,20 @@ mod tests {
             .all(|w| Bf16(w[0]).to_f64() <= Bf16(w[1]).to_f64()));
     }
 
+    /// SQRT, wrong by one ULP at 2.
+    fn wrong_sqrt(x: Bf16) -> Bf16 {
+        let y = pccx_golden::numerics::cvo::sqrt(x);
+        if x == Bf16(0x4000) {
+            Bf16(y.0 + 1)
+        } else {
+            y
+        }
+    }
+
     /// A failing function is printed as FAIL, named in the verdict, its
     /// inputs listed, and the JSON says so.
     #[test]
     fn a_failure_is_reported() {
-        let wrong_sqrt = |x: Bf16| {
-            let y = pccx_golden::numerics::cvo::sqrt(x);
-            if x == Bf16(0x4000) {
-                Bf16(y.0 + 1)
-            } else {
-                y
-            }
-        };
         let mut a = Accuracy {
             functions: vec![accuracy::check(CvoFunc::Sqrt, 0, wrong_sqrt)],
             sum: accuracy::reduce_sum_report(1, 0),
@@ -587,9 +641,32 @@ mod tests {
         let s = svg(&r);
         assert!(s.starts_with("<svg"));
         assert!(s.trim_end().ends_with("</svg>"));
-        assert!(s.contains("<polyline"));
-        // GELU's three inputs that are not correctly rounded are marked.
+        assert!(s.contains("GELU: max |error|"), "the title");
+        assert!(s.contains("error (ULP)") && s.contains("input x (every finite BF16"));
+        assert!(s.contains("bound: 2 ULP from correctly rounded (|error| &lt;= 2.5)"));
+        // The data: a line of two points (min, max) per pixel column, over
+        // hundreds of columns (the dashed lines are two-point pieces).
+        let longest = s
+            .split("<polyline")
+            .skip(1)
+            .map(|line| line.split_once("/>").unwrap().0.matches(',').count())
+            .max();
+        assert!(longest > Some(400), "{longest:?}");
+        // GELU is correctly rounded everywhere: nothing is circled.
         assert_eq!(s.matches("<circle").count(), r.not_correctly_rounded);
         assert!(s.len() < 200_000);
+    }
+
+    /// An input not correctly rounded is circled, and the y axis grows to
+    /// show it.
+    #[test]
+    fn a_wrong_result_is_circled() {
+        let r = accuracy::check(CvoFunc::Sqrt, 0, wrong_sqrt);
+        assert_eq!(r.not_correctly_rounded, 1);
+        let s = svg(&r);
+        assert_eq!(s.matches("<circle").count(), 1);
+        // Its error is 0.98 ULP: the ticks go past it, to 1.5.
+        assert!(r.max_error_ulp > 0.9);
+        assert!(s.contains(">\n1.5\n</text>"), "a tick at 1.5 ULP");
     }
 }

@@ -49,6 +49,19 @@ pub fn label(c: &CurveFile) -> String {
 /// SVG file at `out`. The RTL panels are drawn only when every curve
 /// measured them.
 pub fn plot(curves: &[CurveFile], out: &Path) -> Result<Vec<Metric>, String> {
+    let (text, metrics) = svg(curves).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(out, text).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    Ok(metrics)
+}
+
+/// The drawing of [`plot`] as SVG text (for a page that carries it inline).
+pub fn svg(curves: &[CurveFile]) -> Result<(String, Vec<Metric>), String> {
+    let mut text = String::new();
+    let metrics = draw(curves, &mut text)?;
+    Ok((text, metrics))
+}
+
+fn draw(curves: &[CurveFile], out: &mut String) -> Result<Vec<Metric>, String> {
     let mut metrics = vec![Metric::Bins];
     if !curves.is_empty() && curves.iter().all(|c| c.rtl) {
         metrics.extend([Metric::Line, Metric::Branch, Metric::Toggle]);
@@ -57,8 +70,8 @@ pub fn plot(curves: &[CurveFile], out: &Path) -> Result<Vec<Metric>, String> {
         560 * metrics.len().min(2) as u32,
         380 * metrics.len().div_ceil(2) as u32,
     );
-    let root = SVGBackend::new(out, (w, h)).into_drawing_area();
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", out.display());
+    let root = SVGBackend::with_string(out, (w, h)).into_drawing_area();
+    let fail = |e: &dyn std::fmt::Display| format!("coverage curve plot: {e}");
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let cols = metrics.len().min(2);
     let panels = root.split_evenly((metrics.len().div_ceil(2), cols));

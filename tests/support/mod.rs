@@ -70,3 +70,4 @@ pub fn curated_ids(n: usize) -> Vec<String> {
         .take(n)
         .collect()
 }
+pub mod browser;

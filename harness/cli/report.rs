@@ -1,0 +1,53 @@
+//! `pccx-cosim report DIR...`: the morning-after HTML page of a campaign, a merged cluster run or a mutation run.
+
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::report::{self, Extra, Inputs};
+
+use super::Failure;
+
+#[derive(Args)]
+pub(super) struct ReportArgs {
+    /// Run directories: a campaign's `--out DIR`, shards of one (merged),
+    /// a `slurm submit` directory (its shards), or a mutation run's.
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// The page to write.
+    #[arg(long, value_name = "FILE", default_value = "report.html")]
+    out: PathBuf,
+    /// Functional coverage to show (a `--coverage` file), instead of the
+    /// directories' own `coverage.json`.
+    #[arg(long, value_name = "FILE")]
+    coverage: Option<PathBuf>,
+    /// A coverage curve to plot (a `--coverage-curve` file), besides the
+    /// directories' own `coverage-curve.json`; may be repeated.
+    #[arg(long, value_name = "FILE")]
+    curve: Vec<PathBuf>,
+    /// Do not ask squeue for the task states of a Slurm submission; show
+    /// those the last `slurm wait` recorded.
+    #[arg(long)]
+    offline: bool,
+}
+
+pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
+    let extra = Extra {
+        coverage: args.coverage.clone(),
+        curves: args.curve.clone(),
+        offline: args.offline,
+    };
+    let inputs = report::from_dirs(&args.dirs, &extra).map_err(Failure::Message)?;
+    write(&args.out, &inputs)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the page and says where (every `--report` goes through here).
+pub(super) fn write(path: &Path, inputs: &Inputs) -> Result<(), Failure> {
+    for note in &inputs.notes {
+        eprintln!("pccx-cosim: report: {note}");
+    }
+    report::write(path, inputs).map_err(Failure::Message)?;
+    say!("report: {}", path.display());
+    Ok(())
+}
