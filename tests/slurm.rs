@@ -162,9 +162,23 @@ fn a_four_shard_array_merges_into_the_unsharded_report() {
         .unwrap()
         .to_string();
     let states = read_json(&run.join("slurm-states.json"));
+    // `--wait` wrote the page beside merged.json; `report` makes it again.
+    assert!(
+        out.contains(&format!("report: {}", run.join("report.html").display())),
+        "{out}"
+    );
     let page = dir.join("report.html");
     let o = cosim(&["report", s(&run), "--offline", "--out", s(&page)]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let page_text = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .split("<table id=\"provenance\"")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(page_text(&run.join("report.html")), page_text(&page));
     let dom = browser::dom(&page);
     assert_eq!(browser::text_of(&dom, "#job-id"), job_id);
     assert_eq!(browser::text_of(&dom, "#verdict"), "PASS");

@@ -286,6 +286,9 @@ fn submit(
     }
 }
 
+/// The page `slurm wait` writes into a submission's directory.
+const REPORT_FILE: &str = "report.html";
+
 fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> {
     let job = JobRecord::read(dir).map_err(Failure::Message)?;
     let waited = slurm::wait(
@@ -403,6 +406,16 @@ fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> 
         }
         (short, merged.exit_code())
     };
+    // The morning-after page of the submission, beside merged.json.
+    let page = dir.join(REPORT_FILE);
+    let extra = crate::report::Extra {
+        offline: true,
+        ..Default::default()
+    };
+    match crate::report::from_dirs(std::slice::from_ref(&dir.to_path_buf()), &extra) {
+        Ok(inputs) => super::report::write(&page, &inputs)?,
+        Err(e) => eprintln!("pccx-cosim: no report page: {e}"),
+    }
     if !short.is_empty() {
         let list: Vec<String> = short.iter().map(u64::to_string).collect();
         say!("to run exactly those (each task resumes its shard):");
