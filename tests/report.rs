@@ -444,3 +444,89 @@ fn bad_input_is_a_clear_error() {
     );
     assert!(!dir.join("p.html").exists());
 }
+
+/// A campaign's failures against an earlier run's: each signature marked
+/// new or seen before, and those no longer seen listed.
+#[test]
+fn a_baseline_marks_signatures_new_seen_before_or_gone() {
+    let dir = scratch("baseline");
+    let campaign = |name: &str, fault: &str| {
+        let out = dir.join(name);
+        let json = dir.join(format!("{name}.json"));
+        let o = cosim(&[
+            "--seed",
+            "1",
+            "--count",
+            "4",
+            "--config",
+            "tiny",
+            "--inject-fault",
+            fault,
+            "--no-shrink",
+            "--wave-window",
+            "0",
+            "--out",
+            s(&out),
+            "--json",
+            s(&json),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        let signatures: BTreeSet<String> = read_json(&json)["failures_by_signature"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["text"].as_str().unwrap().to_string())
+            .collect();
+        (out, signatures)
+    };
+    let (old, old_signatures) = campaign("old", "l2-data");
+    let (same, _) = campaign("same", "l2-data");
+    let (other, other_signatures) = campaign("other", "retire-err");
+    assert!(old_signatures.is_disjoint(&other_signatures));
+
+    let page = dir.join("page.html");
+    let report = |run: &Path| {
+        let o = cosim(&["report", s(run), "--baseline", s(&old), "--out", s(&page)]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        browser::dom(&page)
+    };
+    let dom = report(&same);
+    assert_eq!(text_of(&dom, "#new-signatures"), "0");
+    assert_eq!(text_of(&dom, "#gone-signatures"), "0");
+    let groups = select(&dom, "#failures .group");
+    assert_eq!(groups.len(), old_signatures.len());
+    assert_eq!(
+        select(&dom, "#failures .group .since.known").len(),
+        groups.len()
+    );
+
+    let dom = report(&other);
+    assert_eq!(
+        text_of(&dom, "#new-signatures"),
+        other_signatures.len().to_string()
+    );
+    assert_eq!(
+        select(&dom, "#failures .group .since.new").len(),
+        other_signatures.len()
+    );
+    let gone: BTreeSet<String> = select(&dom, "#gone .signature")
+        .iter()
+        .map(|e| e.text().collect())
+        .collect();
+    assert_eq!(gone, old_signatures);
+
+    let o = cosim(&[
+        "report",
+        s(&other),
+        "--baseline",
+        s(&dir.join("nowhere")),
+        "--out",
+        s(&page),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--baseline: "),
+        "{}",
+        text(&o.stderr)
+    );
+}

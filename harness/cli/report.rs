@@ -29,6 +29,11 @@ pub(super) struct ReportArgs {
     /// those the last `slurm wait` recorded.
     #[arg(long)]
     offline: bool,
+    /// An earlier run of the campaign (its directory, or its shards' or
+    /// Slurm submission's; may be repeated): each failure signature is
+    /// marked new or seen before, and those no longer seen are listed.
+    #[arg(long, value_name = "DIR")]
+    baseline: Vec<PathBuf>,
 }
 
 pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
@@ -37,7 +42,15 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
         curves: args.curve.clone(),
         offline: args.offline,
     };
-    let inputs = report::from_dirs(&args.dirs, &extra).map_err(Failure::Message)?;
+    let mut inputs = report::from_dirs(&args.dirs, &extra).map_err(Failure::Message)?;
+    if !args.baseline.is_empty() {
+        if inputs.campaign.is_none() {
+            return Err(Failure::Message(
+                "--baseline compares campaigns; these directories hold a mutation run".into(),
+            ));
+        }
+        inputs.baseline = Some(report::baseline(&args.baseline).map_err(Failure::Message)?);
+    }
     write(&args.out, &inputs)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -510,6 +510,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
                 .into_iter()
                 .collect(),
             notes: Vec::new(),
+            baseline: None,
         };
         super::report::write(path, &inputs)?;
     }

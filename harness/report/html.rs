@@ -175,6 +175,8 @@ code.cmd { background: #f6f8fa; border: 1px solid #d0d7de; padding: 1px 4px; dis
 .hole td { background: #ffebe9; font-weight: 600; }
 .excluded td { color: #6e7781; }
 .missing { color: #cf222e; }
+.since { font-size: 12px; font-weight: normal; padding: 1px 6px; border-radius: 3px; margin-left: 6px; }
+.since.new { background: #cf222e; color: white; } .since.known { background: #eaeef2; color: #57606a; }
 .hole-name { color: #cf222e; font-weight: 600; white-space: nowrap; }
 .survivor td { background: #fff8c5; }
 .plots { display: flex; flex-wrap: wrap; gap: 12px; }

@@ -2,7 +2,7 @@
 //! shards of one (merged), a Slurm submission's directory, or a mutation
 //! run's; coverage and curve files found beside them or named.
 
-use super::{CampaignPart, Cluster, Inputs, JobPart, MutationPart, ShardRow};
+use super::{Baseline, CampaignPart, Cluster, Inputs, JobPart, MutationPart, ShardRow};
 use crate::coverage::{Coverage, CoverageFile};
 use crate::regress::campaign::Shard;
 use crate::regress::journal::{self, CampaignHeader};
@@ -300,6 +300,42 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         inputs.curves.push(CurveFile::read(path)?);
     }
     Ok(inputs)
+}
+
+/// An earlier campaign to compare with: its directories (or a Slurm
+/// submission's), read as `report` reads them. A mutation run is refused.
+pub fn baseline(dirs: &[PathBuf]) -> Result<Baseline, String> {
+    let inputs = from_dirs(
+        dirs,
+        &Extra {
+            offline: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| format!("--baseline: {e}"))?;
+    let Some(c) = inputs.campaign else {
+        return Err(format!(
+            "--baseline {}: a mutation run; a baseline is an earlier campaign",
+            dirs[0].display()
+        ));
+    };
+    let last = c.runs.iter().rev().find(|r| r.provenance.is_some());
+    Ok(Baseline {
+        dirs: dirs.to_vec(),
+        seeds: c.file.summary.seeds,
+        signatures: c
+            .file
+            .failures_by_signature
+            .iter()
+            .map(|g| (g.signature.text.clone(), g.seeds.len()))
+            .collect(),
+        commit: last
+            .and_then(|r| r.provenance.as_ref())
+            .and_then(|p| p.get("git_commit"))
+            .and_then(|v| v.as_str())
+            .map(String::from),
+        started_unix: c.runs.last().map(|r| r.started_unix),
+    })
 }
 
 /// How the last run of a mutation directory ended.

@@ -7,7 +7,7 @@ pub mod html;
 mod load;
 mod sections;
 
-pub use load::{from_dirs, Extra};
+pub use load::{baseline, from_dirs, Extra};
 
 use crate::coverage::CoverageFile;
 use crate::regress::journal::{RunEntry, RunIdentity};
@@ -26,6 +26,23 @@ pub struct Inputs {
     pub curves: Vec<CurveFile>,
     /// What could not be read, shown on the page (the rest still is).
     pub notes: Vec<String>,
+    /// An earlier run of the campaign to compare with (`--baseline`):
+    /// which signatures are new, which are gone.
+    pub baseline: Option<Baseline>,
+}
+
+/// What a page needs of an earlier run: its failure signatures, its build.
+#[derive(Clone, Debug, Default)]
+pub struct Baseline {
+    pub dirs: Vec<PathBuf>,
+    /// Seeds recorded.
+    pub seeds: u64,
+    /// Each signature with the number of its seeds.
+    pub signatures: std::collections::BTreeMap<String, usize>,
+    /// The git commit its last run was built from.
+    pub commit: Option<String>,
+    /// When its last run started (seconds since the epoch).
+    pub started_unix: Option<u64>,
 }
 
 /// A campaign: one directory's, the merge of several, or a run in memory.

@@ -3,7 +3,7 @@
 
 use super::charts::{bucket_label, Bars, Series};
 use super::html::{command, esc, percent, table, Link};
-use super::{CampaignPart, Cluster, Inputs, MutationPart};
+use super::{Baseline, CampaignPart, Cluster, Inputs, MutationPart};
 use crate::coverage::CoverageFile;
 use crate::regress::campaign::ENGINE_NAMES;
 use crate::regress::journal::RunEntry;
@@ -35,7 +35,7 @@ pub fn body(inputs: &Inputs, page_dir: &Path) -> (String, String) {
         if let Some(cl) = cluster {
             b += &shards(cl, inputs, page_dir);
         }
-        b += &failures(c, page_dir);
+        b += &failures(c, inputs.baseline.as_ref(), page_dir);
         b += &engines(c);
     }
     if let Some(m) = &inputs.mutation {
@@ -322,9 +322,12 @@ fn artefact(page_dir: &Path, dirs: &[PathBuf], given: &str) -> Link {
     Link::to_first(page_dir, given, &candidates)
 }
 
-fn failures(c: &CampaignPart, page_dir: &Path) -> String {
+fn failures(c: &CampaignPart, baseline: Option<&Baseline>, page_dir: &Path) -> String {
     let f = &c.file;
     let mut out = String::from("<section id=\"failures\"><h2>Failures by signature</h2>");
+    if let Some(b) = baseline {
+        out += &baseline_summary(c, b);
+    }
     if f.failures_by_signature.is_empty() {
         out += "<p id=\"no-failures\">No seed failed.</p>";
     }
@@ -334,11 +337,20 @@ fn failures(c: &CampaignPart, page_dir: &Path) -> String {
         let _ = write!(
             out,
             "<div class=\"group\" id=\"group-{k}\" data-signature=\"{}\">\
-             <h3><span class=\"signature\">{}</span> &times; <span class=\"count\">{}</span></h3>\
+             <h3><span class=\"signature\">{}</span> &times; <span class=\"count\">{}</span>{}</h3>\
              <p>first seed <span class=\"first-seed\">{}</span>; seeds {}</p>",
             esc(&g.signature.text),
             esc(&g.signature.text),
             g.seeds.len(),
+            baseline.map_or(String::new(), |b| {
+                match b.signatures.get(&g.signature.text) {
+                    None => " <span class=\"since new\">new since the baseline</span>".into(),
+                    Some(n) => format!(
+                        " <span class=\"since known\">also in the baseline ({n} seed{})</span>",
+                        if *n == 1 { "" } else { "s" }
+                    ),
+                }
+            }),
             first.map_or("?".into(), |s| s.to_string()),
             esc(&ranges(&g.seeds)),
         );
@@ -366,6 +378,55 @@ fn failures(c: &CampaignPart, page_dir: &Path) -> String {
         out += &table("errors", &["seed", "error"], &rows);
     }
     out + "</section>"
+}
+
+/// The baseline, and the signatures it had that this run no longer has.
+fn baseline_summary(c: &CampaignPart, b: &Baseline) -> String {
+    let now: std::collections::BTreeSet<&str> = c
+        .file
+        .failures_by_signature
+        .iter()
+        .map(|g| g.signature.text.as_str())
+        .collect();
+    let new = now
+        .iter()
+        .filter(|s| !b.signatures.contains_key(**s))
+        .count();
+    let gone: Vec<(&String, &usize)> = b
+        .signatures
+        .iter()
+        .filter(|(s, _)| !now.contains(s.as_str()))
+        .collect();
+    let dirs: Vec<String> = b.dirs.iter().map(|d| d.display().to_string()).collect();
+    let mut out = format!(
+        "<p id=\"baseline\">Against the baseline {} ({} seeds, {} failure signature{}{}{}): \
+         <span id=\"new-signatures\">{new}</span> new, \
+         <span id=\"gone-signatures\">{}</span> no longer seen.</p>",
+        esc(&dirs.join(", ")),
+        b.seeds,
+        b.signatures.len(),
+        if b.signatures.len() == 1 { "" } else { "s" },
+        b.commit.as_deref().map_or(String::new(), |c| format!(
+            ", built from <code>{}</code>",
+            esc(c)
+        )),
+        b.started_unix
+            .map_or(String::new(), |t| format!(", started {}", utc(t))),
+        gone.len()
+    );
+    if !gone.is_empty() {
+        out += "<h3>No longer seen</h3><ul id=\"gone\">";
+        for (s, n) in gone {
+            let _ = write!(
+                out,
+                "<li><span class=\"signature\">{}</span> ({n} seed{} in the baseline)</li>",
+                esc(s),
+                if *n == 1 { "" } else { "s" }
+            );
+        }
+        out += "</ul>";
+    }
+    out
 }
 
 /// The first failing seed of a group: what differed, and its files.
