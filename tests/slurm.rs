@@ -430,4 +430,26 @@ fn a_cancelled_job_shows_its_tasks_cancelled_and_what_is_missing() {
     assert!(out.contains("CANCELLED"), "{out}");
     assert!(out.contains("incomplete:"), "{out}");
     assert!(out.contains("sbatch --array="), "{out}");
+    // The page wait wrote says the same: both tasks cancelled, seeds
+    // missing, and the sbatch command wait printed among its commands.
+    let dom = browser::dom(&run.join("report.html"));
+    assert_eq!(browser::text_of(&dom, "#verdict"), "INCOMPLETE");
+    let td = scraper::Selector::parse("td").unwrap();
+    for row in browser::select(&dom, "#shard-table tbody tr") {
+        let cells: Vec<String> = row.select(&td).map(|c| c.text().collect()).collect();
+        assert!(cells[5].starts_with("CANCELLED"), "{cells:?}");
+    }
+    let printed = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("sbatch --array="))
+        .unwrap();
+    let commands: Vec<String> = browser::select(&dom, "#rerun code")
+        .iter()
+        .map(|c| c.text().collect())
+        .collect();
+    assert!(
+        commands.iter().any(|c| c == printed),
+        "{printed}\n{commands:?}"
+    );
 }

@@ -108,27 +108,11 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         }
     }
     let mut inputs = Inputs::default();
-    let states = job
-        .as_ref()
-        .map(|(top, record)| scheduler_states(top, record, extra.offline));
-    let log = |dir: &Path, shard: Option<&str>| -> Option<PathBuf> {
-        let (top, record) = job.as_ref()?;
-        let index = shard?.split('/').next()?.parse::<u64>().ok()?;
-        let path =
-            slurm::shard_dir(top, index).join(format!("slurm-{}_{index}.out", record.job_id));
-        (path.is_file() && path.starts_with(top) && dir.starts_with(top)).then_some(path)
-    };
-    let task_state = |shard: Option<&str>| -> Option<TaskState> {
-        let index = shard?.split('/').next()?.parse::<u64>().ok()?;
-        states.as_ref()?.0.get(&index).cloned()
-    };
-    let job_part = job
-        .as_ref()
-        .zip(states.as_ref())
-        .map(|((_, r), (_, from))| JobPart {
-            job_id: r.job_id.clone(),
-            states_from: from.clone(),
-        });
+    let job = job.as_ref().map(|(top, record)| Job {
+        top,
+        record,
+        states: scheduler_states(top, record, extra.offline),
+    });
     match kind.expect("one directory at least").0 {
         Kind::Campaign => {
             let m = merge::merge(&run_dirs)?;
@@ -139,54 +123,38 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
                 }
             }
             runs.sort_by_key(|r| r.started_unix);
-            let sharded =
-                job.is_some() || m.dirs.len() > 1 || m.dirs.iter().any(|d| d.shard.is_some());
-            let cluster = sharded.then(|| {
-                let mut rerun: Vec<String> = m
+            let shards = Shards {
+                rows: m
+                    .dirs
+                    .iter()
+                    .map(|d| {
+                        row(
+                            &d.dir,
+                            &d.shard,
+                            d.records,
+                            d.missing.len(),
+                            d.last_run.clone(),
+                        )
+                    })
+                    .collect(),
+                resume: m
                     .dirs
                     .iter()
                     .filter(|d| !d.missing.is_empty())
                     .map(|d| merge::rerun_command(&m.identity, d))
-                    .collect();
-                let absent = m
+                    .collect(),
+                absent: m
                     .absent_shards
                     .iter()
-                    .map(|(shard, seeds)| {
-                        rerun.push(merge::shard_command(&m.identity, *shard, "DIR"));
-                        format!("shard {shard}: no directory, {} seeds", seeds.len())
+                    .map(|(shard, seeds)| Absent {
+                        shard: *shard,
+                        what: format!("shard {shard}: no directory, {} seeds", seeds.len()),
+                        command: merge::shard_command(&m.identity, *shard, "DIR"),
                     })
-                    .collect();
-                if let Some((_, record)) = &job {
-                    rerun.extend(sbatch_rerun(
-                        record,
-                        &m.dirs
-                            .iter()
-                            .map(|d| (d.shard.clone(), d.missing.len()))
-                            .collect::<Vec<_>>(),
-                        m.absent_shards.iter().map(|(s, _)| s.index),
-                    ));
-                }
-                Cluster {
-                    shards: m
-                        .dirs
-                        .iter()
-                        .map(|d| ShardRow {
-                            dir: d.dir.clone(),
-                            shard: d.shard.clone(),
-                            records: d.records,
-                            missing: d.missing.len(),
-                            last_run: d.last_run.clone(),
-                            scheduler: task_state(d.shard.as_deref()),
-                            log: log(&d.dir, d.shard.as_deref()),
-                        })
-                        .collect(),
-                    absent,
-                    rerun,
-                    job: job_part.clone(),
-                    duplicates: m.duplicates,
-                    conflicting: m.conflicting.iter().map(u64::to_string).collect(),
-                }
-            });
+                    .collect(),
+                duplicates: m.duplicates,
+                conflicting: m.conflicting.iter().map(u64::to_string).collect(),
+            };
             let mut file = m.file;
             file.interrupted = m
                 .dirs
@@ -197,67 +165,45 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
                 identity: Some(m.identity),
                 runs,
                 dirs: run_dirs.clone(),
-                cluster,
+                cluster: cluster(shards, job.as_ref()),
             });
         }
         Kind::Mutation => {
             let m = mutants::merge(&run_dirs)?;
-            let sharded = job.is_some() || m.dirs.len() > 1 || m.dirs.iter().any(|d| d.1.is_some());
-            let cluster = sharded.then(|| {
-                let mut rerun: Vec<String> = m
+            let given: Vec<Option<Shard>> = m
+                .dirs
+                .iter()
+                .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
+                .collect();
+            let shards = Shards {
+                rows: m
+                    .dirs
+                    .iter()
+                    .map(|(dir, shard, records, missing)| {
+                        row(dir, shard, *records, missing.len(), mutants_last_run(dir))
+                    })
+                    .collect(),
+                resume: m
                     .dirs
                     .iter()
                     .filter(|d| !d.3.is_empty())
                     .map(|(dir, shard, _, _)| m.rerun_command(dir, shard.as_deref()))
-                    .collect();
-                let given: Vec<Option<Shard>> = m
-                    .dirs
-                    .iter()
-                    .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
-                    .collect();
-                let absent_shards = Shard::absent_from(&given);
-                let absent = absent_shards
-                    .iter()
-                    .map(|shard| {
-                        rerun.push(m.rerun_command(Path::new("DIR"), Some(&shard.to_string())));
-                        format!("shard {shard}: no directory")
+                    .collect(),
+                absent: Shard::absent_from(&given)
+                    .into_iter()
+                    .map(|shard| Absent {
+                        shard,
+                        what: format!("shard {shard}: no directory"),
+                        command: m.rerun_command(Path::new("DIR"), Some(&shard.to_string())),
                     })
-                    .collect();
-                if let Some((_, record)) = &job {
-                    rerun.extend(sbatch_rerun(
-                        record,
-                        &m.dirs
-                            .iter()
-                            .map(|d| (d.1.clone(), d.3.len()))
-                            .collect::<Vec<_>>(),
-                        absent_shards.iter().map(|s| s.index),
-                    ));
-                }
-                Cluster {
-                    shards: m
-                        .dirs
-                        .iter()
-                        .map(|(dir, shard, records, missing)| ShardRow {
-                            dir: dir.clone(),
-                            shard: shard.clone(),
-                            records: *records,
-                            missing: missing.len(),
-                            last_run: mutants_last_run(dir),
-                            scheduler: task_state(shard.as_deref()),
-                            log: log(dir, shard.as_deref()),
-                        })
-                        .collect(),
-                    absent,
-                    rerun,
-                    job: job_part.clone(),
-                    duplicates: m.duplicates,
-                    conflicting: m.conflicting.clone(),
-                }
-            });
+                    .collect(),
+                duplicates: m.duplicates,
+                conflicting: m.conflicting.clone(),
+            };
             inputs.mutation = Some(MutationPart {
                 report: m.report,
                 header: Some(m.header),
-                cluster,
+                cluster: cluster(shards, job.as_ref()),
             });
         }
     }
@@ -300,6 +246,110 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         inputs.curves.push(CurveFile::read(path)?);
     }
     Ok(inputs)
+}
+
+/// The Slurm submission the directories came from, and its task states
+/// with where they came from.
+struct Job<'a> {
+    top: &'a Path,
+    record: &'a JobRecord,
+    states: (BTreeMap<u64, TaskState>, String),
+}
+
+/// What a merge (of a campaign's or a mutation run's directories) says of
+/// its shards.
+struct Shards {
+    rows: Vec<ShardRow>,
+    /// The commands that resume the directories with records missing.
+    resume: Vec<String>,
+    absent: Vec<Absent>,
+    duplicates: usize,
+    conflicting: Vec<String>,
+}
+
+/// A shard of the run with no directory among those given.
+struct Absent {
+    shard: Shard,
+    what: String,
+    /// The command that runs it into `DIR`.
+    command: String,
+}
+
+/// A shard's row, before the scheduler is asked about it.
+fn row(
+    dir: &Path,
+    shard: &Option<String>,
+    records: usize,
+    missing: usize,
+    last_run: Option<String>,
+) -> ShardRow {
+    ShardRow {
+        dir: dir.to_path_buf(),
+        shard: shard.clone(),
+        records,
+        missing,
+        last_run,
+        scheduler: None,
+        log: None,
+    }
+}
+
+/// The shards section's content: `None` for one unsharded directory not
+/// run by Slurm. Each row gets its task's state and log when a job ran it;
+/// the commands are the resumes, a run per absent shard, and the job's
+/// `sbatch --array` of the tasks with something missing.
+fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
+    let sharded = job.is_some() || s.rows.len() > 1 || s.rows.iter().any(|r| r.shard.is_some());
+    if !sharded {
+        return None;
+    }
+    let index = |shard: &Option<String>| -> Option<u64> {
+        shard.as_deref()?.split('/').next()?.parse().ok()
+    };
+    if let Some(job) = job {
+        for r in &mut s.rows {
+            let Some(i) = index(&r.shard) else { continue };
+            r.scheduler = job.states.0.get(&i).cloned();
+            let log =
+                slurm::shard_dir(job.top, i).join(format!("slurm-{}_{i}.out", job.record.job_id));
+            r.log = (log.is_file() && r.dir.starts_with(job.top)).then_some(log);
+        }
+    }
+    let mut rerun = s.resume;
+    rerun.extend(s.absent.iter().map(|a| a.command.clone()));
+    if let Some(job) = job {
+        let mut tasks: Vec<u64> = s
+            .rows
+            .iter()
+            .filter(|r| r.missing > 0)
+            .filter_map(|r| index(&r.shard))
+            .chain(s.absent.iter().map(|a| a.shard.index))
+            .collect();
+        tasks.sort_unstable();
+        tasks.dedup();
+        if !tasks.is_empty() {
+            rerun.push(format!(
+                "sbatch --array={} {}",
+                tasks
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                merge::shell_word(&job.record.script)
+            ));
+        }
+    }
+    Some(Cluster {
+        shards: s.rows,
+        absent: s.absent.into_iter().map(|a| a.what).collect(),
+        rerun,
+        job: job.map(|j| JobPart {
+            job_id: j.record.job_id.clone(),
+            states_from: j.states.1.clone(),
+        }),
+        duplicates: s.duplicates,
+        conflicting: s.conflicting,
+    })
 }
 
 /// An earlier campaign to compare with: its directories (or a Slurm
@@ -387,32 +437,4 @@ fn scheduler_states(
         sources.insert(0, "unknown".into());
     }
     (states, sources.join("; "))
-}
-
-/// `sbatch --array=...` of the job's script for the tasks whose shard
-/// lacks records (or has no directory).
-fn sbatch_rerun(
-    record: &JobRecord,
-    dirs: &[(Option<String>, usize)],
-    absent: impl Iterator<Item = u64>,
-) -> Option<String> {
-    let mut tasks: Vec<u64> = dirs
-        .iter()
-        .filter(|(_, missing)| *missing > 0)
-        .filter_map(|(shard, _)| shard.as_deref()?.split('/').next()?.parse().ok())
-        .chain(absent)
-        .collect();
-    tasks.sort_unstable();
-    tasks.dedup();
-    (!tasks.is_empty()).then(|| {
-        format!(
-            "sbatch --array={} {}",
-            tasks
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            merge::shell_word(&record.script)
-        )
-    })
 }
