@@ -20,6 +20,29 @@ fn link(group: &scraper::ElementRef, kind: &str) -> String {
     found[0].value().attr("href").unwrap().to_string()
 }
 
+/// A tiny campaign of seeds 1..=COUNT with FAULT injected into `out`, and
+/// `extra` flags; it must find the fault (exit 1).
+fn fault_campaign(out: &Path, count: u32, fault: &str, extra: &[&str]) {
+    let count = count.to_string();
+    let head = [
+        "--seed",
+        "1",
+        "--count",
+        &count,
+        "--config",
+        "tiny",
+        "--inject-fault",
+        fault,
+        "--out",
+        s(out),
+    ];
+    let o = cosim(&[&head[..], extra].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+}
+
+/// Flags that make a failing seed quick: no shrinking, no waveform.
+const QUICK: [&str; 3] = ["--no-shrink", "--wave-window", "0"];
+
 /// Runs an injected-fault campaign with `--report` in a directory apart
 /// from the run's (the links must climb out of it), then the same page
 /// again with `report DIR`.
@@ -31,27 +54,21 @@ fn an_injected_fault_is_listed_by_signature_with_working_links() {
     std::fs::create_dir_all(&pages).unwrap();
     let page = pages.join("campaign.html");
     let json = dir.join("run.json");
-    let o = cosim(&[
-        "--seed",
-        "1",
-        "--count",
-        "6",
-        "--config",
-        "tiny",
-        "--inject-fault",
+    fault_campaign(
+        &run,
+        6,
         "l2-data",
-        "--out",
-        s(&run),
-        "--json",
-        s(&json),
-        "--coverage",
-        s(&run.join("coverage.json")),
-        "--coverage-curve",
-        s(&run.join("coverage-curve.json")),
-        "--report",
-        s(&page),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        &[
+            "--json",
+            s(&json),
+            "--coverage",
+            s(&run.join("coverage.json")),
+            "--coverage-curve",
+            s(&run.join("coverage-curve.json")),
+            "--report",
+            s(&page),
+        ],
+    );
     let results = read_json(&json);
     let expected: BTreeSet<(String, usize, u64)> = results["failures_by_signature"]
         .as_array()
@@ -161,22 +178,7 @@ fn an_injected_fault_is_listed_by_signature_with_working_links() {
 /// artefact files whose names are markup or a `javascript:` URL.
 fn hostile_run(dir: &Path) -> PathBuf {
     let run = dir.join("run");
-    let o = cosim(&[
-        "--seed",
-        "1",
-        "--count",
-        "2",
-        "--config",
-        "tiny",
-        "--inject-fault",
-        "l2-data",
-        "--no-shrink",
-        "--wave-window",
-        "0",
-        "--out",
-        s(&run),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    fault_campaign(&run, 2, "l2-data", &QUICK);
     let evil = "</pre></td><script>alert(1)</script><img src=x onerror=alert(2)>";
     let names = [
         "\"><b onmouseover=alert(3)>x.json".to_string(),
@@ -453,24 +455,12 @@ fn a_baseline_marks_signatures_new_seen_before_or_gone() {
     let campaign = |name: &str, fault: &str| {
         let out = dir.join(name);
         let json = dir.join(format!("{name}.json"));
-        let o = cosim(&[
-            "--seed",
-            "1",
-            "--count",
-            "4",
-            "--config",
-            "tiny",
-            "--inject-fault",
+        fault_campaign(
+            &out,
+            4,
             fault,
-            "--no-shrink",
-            "--wave-window",
-            "0",
-            "--out",
-            s(&out),
-            "--json",
-            s(&json),
-        ]);
-        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+            &[&QUICK[..], &["--json", s(&json)]].concat(),
+        );
         let signatures: BTreeSet<String> = read_json(&json)["failures_by_signature"]
             .as_array()
             .unwrap()
