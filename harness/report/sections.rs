@@ -770,6 +770,16 @@ fn mutation(
             row("steered programs per survivor", h.steered.to_string()),
         );
         rows.push(row("budget per mutant", format!("{} s", h.budget_seconds)));
+        let wall: f64 = h.runs.iter().filter_map(|r| r.wall_seconds).sum();
+        rows.push(row(
+            "wall time",
+            format!(
+                "{} over {} process run{}",
+                seconds(wall),
+                h.runs.len(),
+                if h.runs.len() == 1 { "" } else { "s" }
+            ),
+        ));
     }
     out += &table("facts", &["", ""], &rows).replacen("<table", "<table id=\"mutation-facts\"", 1);
     if let Some(h) = &m.header {
