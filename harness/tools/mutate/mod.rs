@@ -247,32 +247,17 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     };
     let mut reference = models::open_reference(&options.config);
     let mut instructions = 0u64;
-    for (n, seed) in (options.first_seed..options.first_seed + options.seeds).enumerate() {
-        if begin.elapsed() > options.budget {
-            return Verdict::TimedOut {
-                seeds: n as u64,
-                seconds: begin.elapsed().as_secs_f64(),
-            };
-        }
-        let gen = if seed % 2 == 0 { &stalled } else { &ideal };
-        let case = TestCase::generate(seed, gen);
-        match judge(&case, &mut *reference, &mut dut) {
-            Judged::Passed { instructions: n } => instructions += n,
-            Judged::Killed {
-                instructions: k,
-                by,
-                mismatch,
-            } => {
-                return Verdict::Killed {
-                    seed,
-                    programs: n as u64 + 1,
-                    instructions: instructions + k,
-                    seconds: begin.elapsed().as_secs_f64(),
-                    by,
-                    mismatch,
-                }
-            }
-        }
+    let mut on = Cases {
+        reference: &mut *reference,
+        dut: &mut dut,
+        begin,
+        budget: options.budget,
+        instructions: &mut instructions,
+    };
+    let random = (options.first_seed..options.first_seed + options.seeds)
+        .map(|seed| TestCase::generate(seed, if seed % 2 == 0 { &stalled } else { &ideal }));
+    if let Some(verdict) = on.run(random, 0, "") {
+        return verdict;
     }
     // The random seeds did not kill it: steered programs, made from what
     // the golden model reaches (FIFOs full, hazards at an operand's edge,
@@ -289,7 +274,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                 return Verdict::Killed {
                     seed: 0,
                     programs: options.seeds,
-                    instructions,
+                    instructions: *on.instructions,
                     seconds: begin.elapsed().as_secs_f64(),
                     by: format!("model error in the golden model: {e}"),
                     mismatch: None,
@@ -299,30 +284,8 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     } else {
         Vec::new()
     };
-    for (n, case) in suite.iter().enumerate() {
-        if begin.elapsed() > options.budget {
-            return Verdict::TimedOut {
-                seeds: options.seeds + n as u64,
-                seconds: begin.elapsed().as_secs_f64(),
-            };
-        }
-        match judge(case, &mut *reference, &mut dut) {
-            Judged::Passed { instructions: n } => instructions += n,
-            Judged::Killed {
-                instructions: k,
-                by,
-                mismatch,
-            } => {
-                return Verdict::Killed {
-                    seed: case.seed,
-                    programs: options.seeds + n as u64 + 1,
-                    instructions: instructions + k,
-                    seconds: begin.elapsed().as_secs_f64(),
-                    by: format!("steered {by}"),
-                    mismatch,
-                }
-            }
-        }
+    if let Some(verdict) = on.run(&suite, options.seeds, "steered ") {
+        return verdict;
     }
     let seeds_and_steered = options.seeds + suite.len() as u64;
     // The random seeds did not kill it: the CVO domain sweep, every BF16
@@ -346,6 +309,58 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     Verdict::Survived {
         seeds: options.seeds,
         instructions,
+    }
+}
+
+/// The mutant and its reference, for running cases one after another
+/// under the mutant's wall-clock budget.
+struct Cases<'a> {
+    reference: &'a mut dyn pccx_golden::model::NpuModel,
+    dut: &'a mut RtlModel,
+    begin: Instant,
+    budget: Duration,
+    /// Instructions issued by the cases that passed, over all runs.
+    instructions: &'a mut u64,
+}
+
+impl Cases<'_> {
+    /// Runs `cases` in order, `done` programs having run before them: the
+    /// verdict of the first that kills the mutant (its check's name after
+    /// `label`), or a timeout once the budget is spent; `None` when every
+    /// case passed.
+    fn run<C: std::borrow::Borrow<TestCase>>(
+        &mut self,
+        cases: impl IntoIterator<Item = C>,
+        done: u64,
+        label: &str,
+    ) -> Option<Verdict> {
+        for (n, case) in cases.into_iter().enumerate() {
+            let case = case.borrow();
+            if self.begin.elapsed() > self.budget {
+                return Some(Verdict::TimedOut {
+                    seeds: done + n as u64,
+                    seconds: self.begin.elapsed().as_secs_f64(),
+                });
+            }
+            match judge(case, &mut *self.reference, &mut *self.dut) {
+                Judged::Passed { instructions } => *self.instructions += instructions,
+                Judged::Killed {
+                    instructions,
+                    by,
+                    mismatch,
+                } => {
+                    return Some(Verdict::Killed {
+                        seed: case.seed,
+                        programs: done + n as u64 + 1,
+                        instructions: *self.instructions + instructions,
+                        seconds: self.begin.elapsed().as_secs_f64(),
+                        by: format!("{label}{by}"),
+                        mismatch,
+                    })
+                }
+            }
+        }
+        None
     }
 }
 
