@@ -99,7 +99,7 @@ impl Bars<'_> {
             }
             root.present().map_err(|e| fail(&e))?;
         }
-        Ok(strip_xml_declaration(out))
+        Ok(out)
     }
 }
 
@@ -110,17 +110,6 @@ pub fn bucket_label(lo: u64, hi: u64) -> String {
         lo.to_string()
     } else {
         format!("{lo}-{hi}")
-    }
-}
-
-/// An inline `<svg>` needs no XML declaration; plotters writes none today,
-/// but a file's prologue would be text in the page.
-fn strip_xml_declaration(svg: String) -> String {
-    match svg.strip_prefix("<?xml") {
-        Some(rest) => rest
-            .split_once("?>")
-            .map_or(svg.clone(), |(_, body)| body.trim_start().to_string()),
-        None => svg,
     }
 }
 

@@ -32,6 +32,7 @@ pub struct Extra {
 }
 
 /// What kind of run a directory holds.
+#[derive(PartialEq)]
 enum Kind {
     Campaign,
     Mutation,
@@ -97,7 +98,7 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         };
         match &kind {
             None => kind = Some((this, dir)),
-            Some((k, first)) if std::mem::discriminant(k) != std::mem::discriminant(&this) => {
+            Some((k, first)) if *k != this => {
                 return Err(format!(
                     "{} and {} are not of one run: one is a campaign, the other a mutation run",
                     first.display(),
