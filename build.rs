@@ -32,15 +32,19 @@ use std::process::{exit, Command};
 #[allow(dead_code)]
 #[path = "harness/rtl/recipe.rs"]
 mod recipe;
+// Which Verilator this is, and the checks and rewrite of its output, shared
+// with the run-time builder too.
+#[allow(dead_code)]
+#[path = "harness/rtl/verilator.rs"]
+mod verilator;
 
 use recipe::Key;
-
-const MIN_VERILATOR: (u32, u32) = (5, 6);
+use verilator::Verilator;
 
 /// The version of the build steps below, part of every cache key: bump it
 /// when a step changes what it produces (a flag, a file, an order), so that
 /// entries built the old way are not reused.
-const RECIPE: &str = "build.rs-3";
+const RECIPE: &str = "build.rs-4";
 
 /// Keys of a `.cfg` file that describe the configuration instead of setting
 /// an RTL parameter; they are not passed to Verilator.
@@ -49,6 +53,7 @@ const META_KEYS: &[&str] = &["TEST_ONLY"];
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=harness/rtl/recipe.rs");
+    println!("cargo:rerun-if-changed=harness/rtl/verilator.rs");
     println!("cargo:rerun-if-changed=hw/rtl");
     println!("cargo:rerun-if-changed=hw/verilator.f");
     println!("cargo:rerun-if-changed=hw/configs");
@@ -56,6 +61,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PCCX_CONFIGS");
     println!("cargo:rerun-if-env-changed=PCCX_RTL_CACHE");
     println!("cargo:rerun-if-env-changed=VERILATOR");
+    println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
     println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
     println!("cargo:rerun-if-env-changed=PCCX_TRACE_DEPTH");
     println!("cargo:rerun-if-env-changed=PCCX_COVERAGE");
@@ -69,8 +75,30 @@ fn main() {
         return;
     }
 
-    let verilator = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
-    let (version, vroot) = check_verilator(&verilator);
+    let command = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+    let verilator = Verilator::identify(&command).unwrap_or_else(|e| {
+        fail(&format!(
+            "{e} (or build with --no-default-features for a harness without the RTL model)"
+        ))
+    });
+    if verilator.version > verilator::NEWEST_TESTED {
+        println!(
+            "cargo:warning=Verilator {} is newer than {}, the newest the harness was tested \
+             with (docs/build.md, \"Verilator versions\"): run scripts/verilator-matrix.sh",
+            verilator.version,
+            verilator::NEWEST_TESTED
+        );
+    }
+    // For the binary: the Verilator its linked models were made with (the
+    // build provenance), and the one its run-time builds use by default.
+    println!(
+        "cargo:rustc-env=PCCX_VERILATOR_BUILT={}",
+        verilator.describe()
+    );
+    println!(
+        "cargo:rustc-env=PCCX_VERILATOR={}",
+        verilator.path.display()
+    );
     // A manifest that names a missing file stops here, with its name
     // (Verilator reads the list itself, through hw/verilator.f).
     recipe::model_sources(&root).unwrap_or_else(|e| fail(&e));
@@ -110,12 +138,14 @@ fn main() {
         "cargo:rustc-env=PCCX_TARGET={}",
         env::var("TARGET").unwrap()
     );
+    let l2_name =
+        verilator::l2_array_name(&root.join("harness/rtl/shim")).unwrap_or_else(|e| fail(&e));
     let builder = Builder {
         root: root.clone(),
         cache,
+        include: verilator.include.clone(),
         verilator,
-        verilator_version: version,
-        include: vroot.join("include"),
+        l2_name,
         target: env::var("TARGET").unwrap(),
     };
     // Every archive is made in a thread of its own: one model Verilates
@@ -151,8 +181,15 @@ fn main() {
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
     if tracing() {
-        // The FST writer compresses with zlib; after the archives that use it.
-        println!("cargo:rustc-link-lib=z");
+        // The FST writer's compressors (zlib; lz4 too from 5.048), read
+        // from Verilator's own makefile; after the archives that use them.
+        for lib in builder
+            .verilator
+            .fst_libraries()
+            .unwrap_or_else(|e| fail(&e))
+        {
+            println!("cargo:rustc-link-lib={lib}");
+        }
     }
 }
 
@@ -241,46 +278,6 @@ fn read_configs(dir: &Path) -> Vec<HwConfig> {
         fail("hw/configs/ holds no .cfg file");
     }
     configs
-}
-
-/// Returns what `verilator --version` printed and VERILATOR_ROOT, or stops
-/// the build with a message that says how to get a usable Verilator.
-fn check_verilator(verilator: &str) -> (String, PathBuf) {
-    let hint = "run `bash scripts/setup.sh` (installs Verilator >= 5.006 and libclang), \
-                or build with --no-default-features for a harness without the RTL model";
-    let output = Command::new(verilator)
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|_| {
-            fail(&format!(
-                "Verilator not found (`{verilator}` is not on PATH): {hint}"
-            ))
-        });
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let version = text.split_whitespace().nth(1).unwrap_or_else(|| {
-        fail(&format!(
-            "cannot read the Verilator version from `{}`: {hint}",
-            text.trim()
-        ))
-    });
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    if found < MIN_VERILATOR {
-        fail(&format!("Verilator {version} is older than 5.006: {hint}"));
-    }
-    let vroot = Command::new(verilator)
-        .arg("--getenv")
-        .arg("VERILATOR_ROOT")
-        .output()
-        .ok()
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
-        .filter(|p| p.join("include/verilated.h").exists())
-        .unwrap_or_else(|| {
-            fail(&format!(
-                "cannot find Verilator's include directory: {hint}"
-            ))
-        });
-    (text.trim().to_string(), vroot)
 }
 
 /// Where the cache lives: `PCCX_RTL_CACHE`, or `pccx-rtl-cache` in the
@@ -408,10 +405,10 @@ struct Archive {
 struct Builder {
     root: PathBuf,
     cache: PathBuf,
-    verilator: String,
-    /// What `verilator --version` printed.
-    verilator_version: String,
+    verilator: Verilator,
     include: PathBuf,
+    /// L2's array in the Verilated root (pccx_rand_reset.h).
+    l2_name: String,
     target: String,
 }
 
@@ -420,7 +417,7 @@ impl Builder {
     /// environment that changes what they make.
     fn common_inputs(&self, builds: &[(&'static str, &cc::Build)]) -> Vec<(&'static str, String)> {
         let mut inputs = vec![
-            ("verilator --version", self.verilator_version.clone()),
+            ("verilator", self.verilator.identity.clone()),
             ("target", self.target.clone()),
             ("trace", format!("fst {}", tracing())),
         ];
@@ -461,18 +458,12 @@ impl Builder {
         for (label, value) in self.common_inputs(&[("c++ -O2", &b)]) {
             key.add(label, value.as_bytes());
         }
-        let mut files = vec![
-            "verilated.cpp",
-            "verilated_threads.cpp",
-            "verilated_dpi.cpp",
-        ];
-        if tracing() {
-            files.push("verilated_fst_c.cpp");
-        }
+        let files = self.verilator.runtime_files(tracing(), false);
         self.cached_archive("vlrt", &key, "pccx_vlrt", &b, |dir| {
             let mut build = b.clone();
             build.files(files.iter().map(|f| self.include.join(f)));
             archive(&build, dir, "pccx_vlrt", Vec::new())
+                .map_err(|e| self.verilator.explain_runtime_error(e))
         })
     }
 
@@ -544,7 +535,7 @@ impl Builder {
         let lib = format!("pccx_model_{name}");
         self.cached_archive(&name, &key, &lib, &fast, |dir| {
             let mdir = dir.join("verilated");
-            let result = Command::new(&self.verilator)
+            let result = Command::new(&self.verilator.command)
                 .arg("-F")
                 .arg(self.root.join("hw/verilator.f"))
                 .args(&verilator_args)
@@ -553,7 +544,7 @@ impl Builder {
                 .arg("-Mdir")
                 .arg(&mdir)
                 .output()
-                .map_err(|e| format!("cannot run {}: {e}", self.verilator))?;
+                .map_err(|e| format!("cannot run {}: {e}", self.verilator.command))?;
             if !result.status.success() {
                 return Err(format!(
                     "Verilator rejected hw/rtl for configuration `{}`:\n{}",
@@ -561,7 +552,13 @@ impl Builder {
                     String::from_utf8_lossy(&result.stderr)
                 ));
             }
-            recipe::key_random_resets(&mdir)?;
+            verilator::adapt_generated(
+                &self.verilator,
+                &mdir,
+                &prefix,
+                &self.l2_name,
+                &self.verilator.runtime_files(tracing(), coverage),
+            )?;
             let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
             // Largest first: the longest compile starts first, and the last
             // ones to finish are short.

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub use super::recipe::Found;
 use super::recipe::{self, Key};
+use super::verilator::{self, Verilator};
 use super::SimOps;
 use crate::config::HwConfig;
 
@@ -26,7 +27,7 @@ const RTLD_NOW: c_int = 2;
 
 /// The version of the build steps of this file, part of every key they
 /// make: bump it when a step changes what it produces.
-const RECIPE: &str = "dynamic-3";
+const RECIPE: &str = "dynamic-4";
 
 /// The C++ opt level of an on-demand model. Measured on the test that
 /// opens all four `skew_*` configurations (tests/timing.rs,
@@ -41,21 +42,13 @@ pub const ON_DEMAND_OPT: &str = "-O0";
 /// toolchain, so their compile time hardly matters.
 const RUNTIME_OPT: &str = "-O2";
 
-/// The runtime files every shared object links (without tracing: the
-/// run-time builds have none).
-const RUNTIME_FILES: &[&str] = &[
-    "verilated.cpp",
-    "verilated_threads.cpp",
-    "verilated_dpi.cpp",
-];
-
 /// Verilator and the C++ compiler, as found at run time.
 #[derive(Clone, Debug)]
 pub struct Toolchain {
-    verilator: String,
-    /// What `verilator --version` printed.
-    verilator_version: String,
+    verilator: Verilator,
     include: PathBuf,
+    /// L2's array in the Verilated root (pccx_rand_reset.h).
+    l2_name: String,
     cxx: String,
     /// What `<cxx> --version` printed.
     cxx_version: String,
@@ -80,33 +73,23 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
 }
 
 impl Toolchain {
-    /// Finds Verilator (`VERILATOR`, default `verilator` on PATH) and the
-    /// C++ compiler (`CXX`, default `g++`). `purpose` says what needs them,
-    /// for the message if one is missing.
+    /// Finds Verilator (`VERILATOR`, default the one this binary was built
+    /// with, else `verilator` on PATH) and the C++ compiler (`CXX`, default
+    /// `g++`). `purpose` says what needs them, for the message if one is
+    /// missing.
     pub fn find(purpose: &str) -> Result<Toolchain, String> {
-        let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+        let command = default_verilator();
+        let verilator = Verilator::identify(&command)
+            .map_err(|e| format!("{purpose} needs Verilator at run time: {e}"))?;
         let missing = |tool: &str, name: &str, var: &str, e: String| {
             format!(
                 "{purpose} needs {tool} at run time, and `{name}` cannot be run ({e}): \
                  run `bash scripts/setup.sh`, or set {var}"
             )
         };
-        let version = Command::new(&verilator)
-            .arg("--version")
-            .output()
-            .map_err(|e| missing("Verilator", &verilator, "VERILATOR", e.to_string()))?;
-        let root = Command::new(&verilator)
-            .args(["--getenv", "VERILATOR_ROOT"])
-            .output()
-            .map_err(|e| missing("Verilator", &verilator, "VERILATOR", e.to_string()))?;
-        let include = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim()).join("include");
-        if !include.join("verilated.h").exists() {
-            return Err(format!(
-                "{purpose} needs Verilator's headers, and there is no verilated.h under {} \
-                 (run `bash scripts/setup.sh`)",
-                include.display()
-            ));
-        }
+        let l2_name = verilator::l2_array_name(&source_root().join("harness/rtl/shim"))
+            .map_err(|e| format!("{purpose}: {e}"))?;
+        let include = verilator.include.clone();
         let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
         let cxx_version = Command::new(&cxx)
             .arg("--version")
@@ -114,8 +97,8 @@ impl Toolchain {
             .map_err(|e| missing("a C++ compiler", &cxx, "CXX", e.to_string()))?;
         Ok(Toolchain {
             verilator,
-            verilator_version: String::from_utf8_lossy(&version.stdout).trim().to_string(),
             include,
+            l2_name,
             cxx,
             cxx_version: String::from_utf8_lossy(&cxx_version.stdout)
                 .trim()
@@ -130,6 +113,11 @@ impl Toolchain {
 
     /// The Verilator command.
     pub fn verilator(&self) -> &str {
+        &self.verilator.command
+    }
+
+    /// The Verilator, identified.
+    pub fn verilator_identity(&self) -> &Verilator {
         &self.verilator
     }
 
@@ -158,7 +146,7 @@ impl Toolchain {
     /// What a key must hold of this toolchain for a build at `opt`.
     pub fn identity(&self, opt: &str) -> Vec<(&'static str, String)> {
         vec![
-            ("verilator --version", self.verilator_version.clone()),
+            ("verilator", self.verilator.identity.clone()),
             ("c++", format!("{} {}", self.cxx, self.flags(opt).join(" "))),
             ("c++ --version", self.cxx_version.clone()),
             ("target", env!("PCCX_TARGET").to_string()),
@@ -223,14 +211,25 @@ impl Toolchain {
         }
         let object = |dir: &Path, f: &str| dir.join(f.replace(".cpp", ".o"));
         let (dir, _) = recipe::get_or_build(cache, "vlrt-so", &key, |dir| {
-            let units: Vec<(PathBuf, PathBuf)> = RUNTIME_FILES
+            let units: Vec<(PathBuf, PathBuf)> = self
+                .runtime_files()
                 .iter()
                 .map(|f| (self.include.join(f), object(dir, f)))
                 .collect();
             self.compile(jobs(), &self.flags(RUNTIME_OPT), &units)
                 .map_err(|e| format!("compiling the Verilator runtime: {e}"))
         })?;
-        Ok(RUNTIME_FILES.iter().map(|f| object(&dir, f)).collect())
+        Ok(self
+            .runtime_files()
+            .iter()
+            .map(|f| object(&dir, f))
+            .collect())
+    }
+
+    /// The runtime files every shared object links (without tracing or
+    /// coverage: the run-time builds have neither).
+    fn runtime_files(&self) -> Vec<&'static str> {
+        self.verilator.runtime_files(false, false)
     }
 
     /// Verilates and compiles `model` into `dir/pccx_model_<name>.so`, with
@@ -251,7 +250,7 @@ impl Toolchain {
             .iter()
             .map(|(k, v)| format!("-G{k}={v}"));
         run(
-            Command::new(&self.verilator)
+            Command::new(&self.verilator.command)
                 .arg("-F")
                 .arg(model.options_file)
                 .arg("--cc")
@@ -260,10 +259,17 @@ impl Toolchain {
                 .arg("-Mdir")
                 .arg(&mdir)
                 .args(params),
-            &self.verilator,
+            &self.verilator.command,
         )
         .map_err(|e| ("verilator", e))?;
-        recipe::key_random_resets(&mdir).map_err(|e| ("verilator", e))?;
+        verilator::adapt_generated(
+            &self.verilator,
+            &mdir,
+            &prefix,
+            &self.l2_name,
+            &self.runtime_files(),
+        )
+        .map_err(|e| ("verilator", e))?;
         let lists = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))
             .map_err(|e| ("verilator", e))?;
         let obj = dir.join("obj");
@@ -387,6 +393,22 @@ pub fn symbol(so: &Path, symbol: &str) -> Result<*mut c_void, String> {
             return Err(format!("{} has no {symbol}", so.display()));
         }
         Ok(sym)
+    }
+}
+
+/// The Verilator the run-time builds use: `VERILATOR`, else the one this
+/// binary's linked models were built with (so that an on-demand model and a
+/// mutant are made by the same Verilator as the models beside them), else
+/// `verilator` on PATH when that one is gone.
+pub fn default_verilator() -> String {
+    if let Some(v) = std::env::var_os("VERILATOR").filter(|v| !v.is_empty()) {
+        return v.to_string_lossy().into_owned();
+    }
+    let built = env!("PCCX_VERILATOR");
+    if Path::new(built).is_file() {
+        built.to_string()
+    } else {
+        "verilator".to_string()
     }
 }
 

@@ -11,6 +11,7 @@ pub mod dynamic;
 mod ffi;
 pub mod host_port;
 pub mod recipe;
+pub mod verilator;
 pub mod weight_port;
 
 use std::collections::HashMap;

@@ -1,23 +1,31 @@
-// pccx_rand_reset.h: the shim's own generator behind Verilator's
-// VL_RAND_RESET_{I,Q,W}, forced into every compile of a model (`-include`).
+// pccx_rand_reset.h: the shim's keyed draws behind the model's random
+// resets, forced into every compile of a model (`-include`).
 //
-// Why not Verilator's own draw (randReset(2) + randSeed): on 5.006 its
+// The build rewrites every random reset Verilator generates
+// (VL_RAND_RESET_* on 5.006-5.038, VL_SCOPED_RAND_RESET_* on 5.048) into
+// the PCCX_RAND_* calls below, which name the variable and its element
+// (`adapt_generated` in harness/rtl/verilator.rs), and stops if one is left.
+// Why not Verilator's own draw: on 5.006 (randReset(2) + randSeed) its
 // generator is per thread but reseeds whenever *any* context's seed changes
-// (one global epoch), so two workers drawing at once disturb each other
-// unless one lock serialises every draw; and it draws every word of L2
-// (1.8 MB on kv260) only for the harness to put them back. Here each draw
-// reads a generator owned by the call (`pccx_draw::current`, set by the
-// shim's randomize_state around the model's own variable reset): no lock,
-// no shared state; and L2's words are not drawn at all (the loop over them
-// compiles to nothing). Outside a draw (`current` null) every variable
-// resets to zero, as Verilator's default randReset(0) does at construction.
+// (one global epoch), so two workers drawing at once disturb each other;
+// on 5.048 (the scoped reset) every element of an array gets the same
+// value; on both the values differ between versions, and every word of L2
+// (1.8 MB on kv260) is drawn only for the harness to put them back. Here
+// each draw reads a generator owned by the call (`pccx_draw::current`, set
+// by the shim's randomize_state around the model's own variable reset): no
+// lock, no shared state, the same value for the same seed, variable and
+// element on every Verilator; and L2's words are not drawn at all (the
+// loop over them compiles to nothing). Outside a draw (`current` null)
+// every variable resets to zero, as Verilator's default randReset(0) does
+// at construction.
 #ifndef PCCX_RAND_RESET_H
 #define PCCX_RAND_RESET_H
 
 #include "verilated.h"
 
 // L2's array in the Verilated root, by the name Verilator gives it: the
-// shim reads and writes it under this name, so a rename fails to compile.
+// shim reads and writes it under this name, so a rename fails to compile,
+// and the build reads it from this line (verilator::l2_array_name).
 #define PCCX_L2_MEM pccx_top__DOT__u_l2__DOT__mem
 
 #define PCCX_RR_STR2(a) #a
@@ -61,25 +69,8 @@ struct Target {
 
 }  // namespace pccx_draw
 
-__attribute__((always_inline)) inline IData pccx_rand_reset_i(int obits) {
-  pccx_draw::Draw *d = pccx_draw::current;
-  return d ? static_cast<IData>(pccx_draw::next(d)) & VL_MASK_I(obits) : 0;
-}
-
-__attribute__((always_inline)) inline QData pccx_rand_reset_q(int obits) {
-  pccx_draw::Draw *d = pccx_draw::current;
-  return d ? static_cast<QData>(pccx_draw::next(d)) & VL_MASK_Q(obits) : 0;
-}
-
-__attribute__((always_inline)) inline void pccx_rand_reset_w(int obits, WDataOutP outwp) {
-  const int words = VL_WORDS_I(obits);
-  pccx_draw::Draw *d = pccx_draw::current;
-  for (int i = 0; i < words; ++i) outwp[i] = d ? static_cast<EData>(pccx_draw::next(d)) : 0;
-  outwp[words - 1] &= VL_MASK_E(obits);
-}
-
 // Keyed draws: the calls of the variable reset after the build steps'
-// rewrite (`key_random_resets` in harness/rtl/recipe.rs) name the variable
+// rewrite (`key_random_resets` in harness/rtl/verilator.rs) name the variable
 // and its element, and the value depends on those and the seed alone, not
 // on how many draws came before; a mutant alone and the same mutant in a
 // mutant schema then start alike. Outside a draw, zero.
@@ -119,13 +110,7 @@ inline uint64_t keyed(uint64_t name, unsigned long long element, int word) {
     (target)[pccx_words - 1] &= VL_MASK_E(obits);                                            \
   } while (0)
 
-// The model's calls (Verilator's own functions keep their names). L2's
-// words are never touched here, not even at construction: the shim's
-// create zeroes them, and from then on the harness owns them.
-#define VL_RAND_RESET_I pccx_rand_reset_i
-#define VL_RAND_RESET_Q pccx_rand_reset_q
-#define VL_RAND_RESET_W(obits, target)                                         \
-  (pccx_draw::Target<pccx_draw::names_l2(PCCX_RR_STR(target))>::skip ? void() \
-                                                                     : pccx_rand_reset_w(obits, target))
+// L2's words are never touched here, not even at construction: the
+// shim's create zeroes them, and from then on the harness owns them.
 
 #endif  // PCCX_RAND_RESET_H

@@ -7,8 +7,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Where this binary and the RTL came from, asked once per process: the
-/// pccx-cosim version and build profile, the rustc and Verilator on PATH
-/// (asked at run time), the git commit of the source tree and whether
+/// pccx-cosim version and build profile, the rustc on PATH (asked at run
+/// time), the Verilator the models were built with, the git commit of the source tree and whether
 /// hw/rtl has uncommitted changes. What cannot be found out is "unknown".
 pub fn provenance() -> &'static Value {
     static PROVENANCE: OnceLock<Value> = OnceLock::new();
@@ -29,12 +29,12 @@ pub fn provenance() -> &'static Value {
         let commit = git(&["rev-parse", "HEAD"]);
         let rtl_commit = git(&["log", "-1", "--format=%H", "--", "hw/rtl"]);
         let dirty = git(&["status", "--porcelain", "--", "hw/rtl"]).map(|s| !s.is_empty());
-        let verilator = if cfg!(not(feature = "rtl")) {
-            "none (built without the rtl feature)".to_string()
-        } else {
-            let bin = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
-            first_line_of(&bin, &["--version"])
-        };
+        // The Verilator the linked models were made with, as build.rs
+        // identified it (version, where it was read, path).
+        #[cfg(feature = "rtl")]
+        let verilator = env!("PCCX_VERILATOR_BUILT").to_string();
+        #[cfg(not(feature = "rtl"))]
+        let verilator = "none (built without the rtl feature)".to_string();
         let rustc = first_line_of(
             &std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()),
             &["--version"],
