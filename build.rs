@@ -180,16 +180,15 @@ fn main() {
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
-    if tracing() {
-        // The FST writer's compressors (zlib; lz4 too from 5.048), read
-        // from Verilator's own makefile; after the archives that use them.
-        for lib in builder
-            .verilator
-            .fst_libraries()
-            .unwrap_or_else(|e| fail(&e))
-        {
-            println!("cargo:rustc-link-lib={lib}");
-        }
+    // The runtime's libraries (libatomic where this Verilator's makefile
+    // names it; with tracing, the FST writer's compressors), read from
+    // Verilator's own makefile; after the archives that use them.
+    for lib in builder
+        .verilator
+        .link_libraries(tracing())
+        .unwrap_or_else(|e| fail(&e))
+    {
+        println!("cargo:rustc-link-lib={lib}");
     }
 }
 

@@ -313,12 +313,19 @@ impl Toolchain {
         self.compile(model.jobs, &flags, &units)
             .map_err(|e| ("c++", e))?;
         let so = dir.join(format!("pccx_model_{name}.so"));
+        // The runtime's own libraries (libatomic for clang's code where the
+        // Verilator names it), so that dlopen finds every symbol.
+        let libs = self
+            .verilator
+            .link_libraries(false)
+            .map_err(|e| ("c++", e))?;
         run(
             Command::new(&self.cxx)
                 .args(self.flags(model.opt))
                 .arg("-shared")
                 .args(units.iter().map(|(_, o)| o))
                 .args(runtime)
+                .args(libs.iter().map(|l| format!("-l{l}")))
                 .arg("-o")
                 .arg(&so),
             &self.cxx,

@@ -260,37 +260,18 @@ impl Verilator {
 }
 
 impl Verilator {
-    /// The libraries a model traced to FST links, in link order: those the
-    /// `VM_TRACE_FST` block of this version's `verilated.mk` adds (5.048:
-    /// `-llz4 -lz`, for its C++ writer in `fstcpp/`), then zlib, which every
-    /// version's generated makefile asks for (`VM_USER_LDLIBS = -lz`).
-    pub fn fst_libraries(&self) -> Result<Vec<String>, String> {
+    /// The libraries a model links, in link order, read from this
+    /// version's `verilated.mk`: those of its threads runtime
+    /// (`CFG_LDLIBS_THREADS`; Debian's 5.006 names `-latomic`, which clang's
+    /// code needs for `__atomic_is_lock_free` and gcc's inlines), then with
+    /// `tracing` those its `VM_TRACE_FST` block adds (5.048: `-llz4 -lz`,
+    /// for its C++ writer in `fstcpp/`) and zlib, which every version's
+    /// generated makefile asks for (`VM_USER_LDLIBS = -lz`).
+    pub fn link_libraries(&self, tracing: bool) -> Result<Vec<String>, String> {
         let mk = self.include.join("verilated.mk");
         let text =
             fs::read_to_string(&mk).map_err(|e| format!("cannot read {}: {e}", mk.display()))?;
-        let mut libs: Vec<String> = Vec::new();
-        let mut depth = 0usize; // nesting inside a VM_TRACE_FST conditional
-        for line in text.lines().map(str::trim) {
-            if depth > 0 {
-                if line.starts_with("if") {
-                    depth += 1;
-                } else if line.starts_with("endif") {
-                    depth -= 1;
-                } else if line.starts_with("LDLIBS") {
-                    libs.extend(
-                        line.split_whitespace()
-                            .filter_map(|w| w.strip_prefix("-l"))
-                            .map(String::from),
-                    );
-                }
-            } else if line.starts_with("if") && line.contains("$(VM_TRACE_FST)") {
-                depth = 1;
-            }
-        }
-        if !libs.iter().any(|l| l == "z") {
-            libs.push("z".into());
-        }
-        Ok(libs)
+        Ok(libraries_of_makefile(&text, tracing))
     }
 
     /// `error` of a compile of this version's runtime, with the fix when
@@ -306,6 +287,39 @@ impl Verilator {
             error
         }
     }
+}
+
+/// The `-l` libraries of a `verilated.mk` text (see
+/// [`Verilator::link_libraries`]), without repeats.
+fn libraries_of_makefile(text: &str, tracing: bool) -> Vec<String> {
+    let mut libs: Vec<String> = Vec::new();
+    let mut add = |line: &str| {
+        for lib in line.split_whitespace().filter_map(|w| w.strip_prefix("-l")) {
+            if !libs.iter().any(|l| l == lib) {
+                libs.push(lib.to_string());
+            }
+        }
+    };
+    let mut depth = 0usize; // nesting inside a VM_TRACE_FST conditional
+    for line in text.lines().map(str::trim) {
+        if depth > 0 {
+            if line.starts_with("if") {
+                depth += 1;
+            } else if line.starts_with("endif") {
+                depth -= 1;
+            } else if tracing && line.starts_with("LDLIBS") {
+                add(line);
+            }
+        } else if line.starts_with("if") && line.contains("$(VM_TRACE_FST)") {
+            depth = 1;
+        } else if let Some(rest) = line.strip_prefix("CFG_LDLIBS_THREADS") {
+            add(rest);
+        }
+    }
+    if tracing {
+        add("-lz");
+    }
+    libs
 }
 
 /// FNV-1a, 64 bits (as recipe.rs; repeated here to keep this file
@@ -674,6 +688,22 @@ mod tests {
             Verilator::version_of_flag("rev vUNKNOWN-built20260516-4e853d8"),
             None
         );
+    }
+
+    #[test]
+    fn link_libraries_come_from_the_makefile_threads_and_fst_blocks() {
+        let debian = "CFG_LDLIBS_THREADS =  -pthread -lpthread -latomic\n\
+                      ifeq ($(VM_TRACE_FST),1)\n  VK_SUPPORT = 1\nendif\n";
+        assert_eq!(libraries_of_makefile(debian, false), ["pthread", "atomic"]);
+        assert_eq!(
+            libraries_of_makefile(debian, true),
+            ["pthread", "atomic", "z"]
+        );
+        let wheel = "CFG_LDLIBS_THREADS = \n\
+                     ifeq ($(VM_TRACE_FST),1)\n  ifeq ($(X),1)\n  endif\n    LDLIBS += -llz4 -lz\nendif\n\
+                     LDLIBS += -lnotthis\n";
+        assert_eq!(libraries_of_makefile(wheel, false), Vec::<String>::new());
+        assert_eq!(libraries_of_makefile(wheel, true), ["lz4", "z"]);
     }
 
     #[test]

@@ -199,15 +199,15 @@ package pccx_pkg;
   /* verilator lint_off UNUSEDSIGNAL */
 
   // ---- field accessors ----------------------------------------------------
-  // shape_ptr_addr of MEMCPY or GEMV/GEMM.
-  function automatic logic [5:0] shape_ptr_of(instr_t w);
+  // No line coverage: a covered line is a counter increment, which Verilator
+  // >= 5.030 takes as a side effect where an index calls these (SIDEEFFECT).
+  /*verilator coverage_off*/
+  function automatic logic [5:0] shape_ptr_of(instr_t w);  // MEMCPY or GEMV/GEMM
     return (w.opcode == OP_MEMCPY) ? w.body.memcpy.shape_ptr_addr : w.body.mat.shape_ptr_addr;
   endfunction
-
-  // size_ptr_addr of GEMV/GEMM.
-  function automatic logic [5:0] size_ptr_of(instr_t w);
+  function automatic logic [5:0] size_ptr_of(instr_t w);  // GEMV/GEMM
     return w.body.mat.size_ptr_addr;
-  endfunction
+  endfunction /*verilator coverage_on*/
 
   // The table entry a MEMSET writes: {dest_cache[0], dest_addr} (dest_cache
   // 2 and 3 are illegal words).

@@ -4,6 +4,7 @@
 #include "pccx_shim.h"
 // (pccx_rand_reset.h comes first, forced into every compile of a model.)
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -301,6 +302,19 @@ const uint8_t *l2_data(void *sim) {
   return reinterpret_cast<const uint8_t *>(root->PCCX_L2_MEM[0].data());
 }
 
+#if VM_COVERAGE
+// A coverage counter of __Vcoverage: a std::atomic<uint32_t> in 5.006,
+// a plain uint32_t in 5.048; the more specialised overload takes the atomic.
+template <typename T> uint32_t counter_value(const std::atomic<T> &c) {
+  return c.load(std::memory_order_relaxed);
+}
+template <typename T> uint32_t counter_value(const T &c) { return c; }
+template <typename T> void set_counter(std::atomic<T> &c, uint32_t v) {
+  c.store(v, std::memory_order_relaxed);
+}
+template <typename T> void set_counter(T &c, uint32_t v) { c = v; }
+#endif
+
 void randomize_state(void *sim, uint64_t seed) {
   Sim *s = static_cast<Sim *>(sim);
   PCCX_TOP *top = s->top.get();
@@ -313,7 +327,7 @@ void randomize_state(void *sim, uint64_t seed) {
   auto &counters = root->vlSymsp->__Vcoverage;
   std::vector<uint32_t> &kept = s->coverage_kept;
   kept.resize(sizeof(counters) / sizeof(counters[0]));
-  for (size_t i = 0; i < kept.size(); ++i) kept[i] = counters[i].load(std::memory_order_relaxed);
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = counter_value(counters[i]);
 #endif
   // The model's own variable reset, its VL_RAND_RESET_* drawing from this
   // call's generator (pccx_rand_reset.h), which leaves L2's words alone.
@@ -342,7 +356,7 @@ void randomize_state(void *sim, uint64_t seed) {
   top->eval();
   reset(sim);
 #if VM_COVERAGE
-  for (size_t i = 0; i < kept.size(); ++i) counters[i].store(kept[i], std::memory_order_relaxed);
+  for (size_t i = 0; i < kept.size(); ++i) set_counter(counters[i], kept[i]);
   reset(sim);
 #endif
 }
