@@ -185,7 +185,12 @@ fn main() {
     // Verilator's own makefile; after the archives that use them.
     for lib in builder
         .verilator
-        .link_libraries(tracing())
+        .link_libraries(
+            tracing(),
+            verilated_build(&builder.include, "3", false)
+                .get_compiler()
+                .is_like_clang(),
+        )
         .unwrap_or_else(|e| fail(&e))
     {
         println!("cargo:rustc-link-lib={lib}");

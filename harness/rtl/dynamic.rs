@@ -313,11 +313,11 @@ impl Toolchain {
         self.compile(model.jobs, &flags, &units)
             .map_err(|e| ("c++", e))?;
         let so = dir.join(format!("pccx_model_{name}.so"));
-        // The runtime's own libraries (libatomic for clang's code where the
-        // Verilator names it), so that dlopen finds every symbol.
+        // The runtime's own libraries (libatomic for clang's code), so that
+        // dlopen finds every symbol.
         let libs = self
             .verilator
-            .link_libraries(false)
+            .link_libraries(false, self.cxx_version.contains("clang"))
             .map_err(|e| ("c++", e))?;
         run(
             Command::new(&self.cxx)

@@ -262,16 +262,22 @@ impl Verilator {
 impl Verilator {
     /// The libraries a model links, in link order, read from this
     /// version's `verilated.mk`: those of its threads runtime
-    /// (`CFG_LDLIBS_THREADS`; Debian's 5.006 names `-latomic`, which clang's
-    /// code needs for `__atomic_is_lock_free` and gcc's inlines), then with
+    /// (`CFG_LDLIBS_THREADS`; Debian's 5.006 names `-latomic`), then with
     /// `tracing` those its `VM_TRACE_FST` block adds (5.048: `-llz4 -lz`,
     /// for its C++ writer in `fstcpp/`) and zlib, which every version's
-    /// generated makefile asks for (`VM_USER_LDLIBS = -lz`).
-    pub fn link_libraries(&self, tracing: bool) -> Result<Vec<String>, String> {
+    /// generated makefile asks for (`VM_USER_LDLIBS = -lz`). With `clang`
+    /// libatomic is always there: clang's code calls
+    /// `__atomic_is_lock_free` where gcc's inlines it, and the PyPI wheels,
+    /// configured with gcc, leave `CFG_LDLIBS_THREADS` empty.
+    pub fn link_libraries(&self, tracing: bool, clang: bool) -> Result<Vec<String>, String> {
         let mk = self.include.join("verilated.mk");
         let text =
             fs::read_to_string(&mk).map_err(|e| format!("cannot read {}: {e}", mk.display()))?;
-        Ok(libraries_of_makefile(&text, tracing))
+        let mut libs = libraries_of_makefile(&text, tracing);
+        if clang && !libs.iter().any(|l| l == "atomic") {
+            libs.push("atomic".into());
+        }
+        Ok(libs)
     }
 
     /// `error` of a compile of this version's runtime, with the fix when
@@ -704,6 +710,27 @@ mod tests {
                      LDLIBS += -lnotthis\n";
         assert_eq!(libraries_of_makefile(wheel, false), Vec::<String>::new());
         assert_eq!(libraries_of_makefile(wheel, true), ["lz4", "z"]);
+    }
+
+    #[test]
+    fn clang_links_libatomic_whether_or_not_the_makefile_names_it() {
+        let dir = std::env::temp_dir().join(format!("pccx-linklibs-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut v = fake_verilator();
+        for (threads, clang, want) in [
+            ("", false, vec![]),
+            ("", true, vec!["atomic"]),
+            ("-pthread -lpthread -latomic", true, vec!["pthread", "atomic"]),
+        ] {
+            fs::write(
+                dir.join("verilated.mk"),
+                format!("CFG_LDLIBS_THREADS = {threads}\n"),
+            )
+            .unwrap();
+            v.include = dir.clone();
+            assert_eq!(v.link_libraries(false, clang).unwrap(), want);
+        }
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
