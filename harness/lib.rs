@@ -9,8 +9,21 @@
 //! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
 //! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
 //! `tools` (mutate, bench, CVO accuracy) -> `report` (the HTML page of a
-//! run) -> `cli` (the command line, one
-//! file per subcommand; `harness/main.rs` only calls `cli::main`).
+//! run) -> `session` (a run from its typed request to its outcome: store,
+//! workers, outputs, exit decision) -> `cli` (the command line, one file
+//! per subcommand, parsing and dispatch only; `harness/main.rs` only calls
+//! `cli::main`).
+
+/// `println!` that ends the program quietly when stdout is gone (a closed
+/// pipe, as in `pccx-cosim ... | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(141);
+        }
+    }};
+}
 
 pub mod config;
 pub mod format;
@@ -29,5 +42,7 @@ pub mod regress;
 pub mod report;
 pub mod tools;
 pub mod triage;
+
+pub mod session;
 
 pub mod cli;

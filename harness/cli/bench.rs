@@ -3,13 +3,13 @@
 use clap::Args;
 use std::process::ExitCode;
 
-use crate::config;
+use crate::config::{self, HwConfig};
+#[cfg(not(feature = "rtl"))]
 use crate::env::models;
-use crate::env::models::DutKind;
-use crate::regress::campaign::{self, CampaignOptions};
-use pccx_golden::model::NpuModel;
+#[cfg(feature = "rtl")]
+use crate::regress::campaign::CampaignOptions;
 
-use super::args::{config_values, hw_config, parse_u64};
+use super::args::{config_values, parse_u64};
 use super::Failure;
 
 // The flags of `bench` (the subcommand's help is the doc comment of
@@ -30,7 +30,7 @@ pub(super) struct BenchArgs {
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
-    config: String,
+    config: HwConfig,
     /// Instead of a campaign, time the RTL alone while one engine is
     /// busy on one large instruction: `gemm` (the systolic array),
     /// `gemv` (the vector core) or `cvo` (the uCVO cores: SIN, the
@@ -71,95 +71,36 @@ pub(super) fn bench(args: BenchArgs) -> Result<ExitCode, Failure> {
         jobs,
     } = args;
     match busy {
-        None => bench_campaign(seed, count, instrs, repeat, &config, jobs),
-        Some(engine) => bench_busy(seed, repeat, &config, engine),
+        None => bench_campaign(seed, count, instrs, repeat, config, jobs),
+        Some(engine) => bench_busy(seed, repeat, config, engine),
     }
-}
-
-/// A campaign worker of the benchmark: the reference and the RTL, nothing
-/// recorded.
-struct BenchWorker {
-    reference: Box<dyn NpuModel>,
-    dut: Box<dyn NpuModel>,
-}
-
-impl campaign::Worker for BenchWorker {
-    type Done = ();
-
-    fn models(&mut self) -> (&mut dyn NpuModel, &mut dyn NpuModel) {
-        (&mut *self.reference, &mut *self.dut)
-    }
-
-    fn finish(self) {}
 }
 
 /// The median of `values` (sorted in place).
+#[cfg(feature = "rtl")]
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
 #[cfg(feature = "rtl")]
-fn rtl_alone(options: &CampaignOptions) -> Result<(u64, f64), Failure> {
-    use crate::stimulus::TestCase;
-    let gen = options.gen_options();
-    let cases: Vec<TestCase> = options
-        .seeds()
-        .map(|s| TestCase::generate(s, &gen))
-        .collect();
-    let mut rtl = models::open_dut(&options.config, DutKind::Rtl).map_err(Failure::Message)?;
-    let t = crate::tools::bench::rtl_alone(&mut *rtl, &cases)
-        .map_err(|e| Failure::Message(format!("the RTL alone: {e}")))?;
-    Ok((t.cycles, t.cycles_per_second()))
-}
-
-#[cfg(not(feature = "rtl"))]
-fn rtl_alone(_: &CampaignOptions) -> Result<(u64, f64), Failure> {
-    Err(Failure::Message(models::no_rtl_error("bench")))
-}
-
-/// One campaign of the benchmark on `jobs` workers: (cycles, cycles/s).
-fn campaign_rate(options: &CampaignOptions, jobs: usize) -> Result<(u64, f64), Failure> {
-    let make = |_: usize| -> Result<BenchWorker, String> {
-        Ok(BenchWorker {
-            reference: models::open_reference(&options.config),
-            dut: models::open_dut(&options.config, DutKind::Rtl)?,
-        })
-    };
-    let (report, _) = campaign::run_campaign_jobs(options, jobs, &make, &mut |_| {});
-    let s = &report.summary;
-    if let Some(e) = &s.stopped {
-        return Err(Failure::Message(format!(
-            "infrastructure error at seed {}: {}",
-            e.seed, e.message
-        )));
-    }
-    if s.mismatched > 0 {
-        say!(
-            "bench: {} seeds mismatched; the figures below still count them",
-            s.mismatched
-        );
-    }
-    Ok((s.cycles.unwrap_or(0), s.cycles_per_second().unwrap_or(0.0)))
-}
-
 fn bench_campaign(
     seed: u64,
     count: u64,
     instrs: usize,
     repeat: usize,
-    config: &str,
+    config: HwConfig,
     jobs: Option<usize>,
 ) -> Result<ExitCode, Failure> {
     if repeat == 0 {
         return Err(Failure::Message("--repeat must be at least 1".into()));
     }
-    let jobs = super::args::jobs(jobs)?;
+    let jobs = crate::session::worker_count(jobs).map_err(Failure::Message)?;
     let options = CampaignOptions {
         first_seed: seed,
         count,
         instrs,
-        config: hw_config(config),
+        config,
         stall_io: false,
         timing: None,
         shard: None,
@@ -173,24 +114,25 @@ fn bench_campaign(
     let (mut alone, mut one, mut many) = (Vec::new(), Vec::new(), Vec::new());
     let (mut campaign_ratio, mut jobs_ratio) = (Vec::new(), Vec::new());
     for run in 1..=repeat {
-        let (rtl_cycles, a) = rtl_alone(&options)?;
-        let (cycles, c1) = campaign_rate(&options, 1)?;
-        if cycles != rtl_cycles {
-            return Err(Failure::Message(format!(
-                "the RTL alone simulated {rtl_cycles} cycles and the campaign {cycles}: \
-                 they did not run the same programs"
-            )));
+        let round =
+            crate::tools::bench::campaign_round(&options, jobs).map_err(Failure::Message)?;
+        let (a, c1) = (round.rtl_alone, round.campaign);
+        if round.mismatched > 0 {
+            say!(
+                "bench: {} seeds mismatched; the figures below still count them",
+                round.mismatched
+            );
         }
         let mut line = format!(
-            "run {run}: {cycles} cycles; RTL alone {a:.0} cycles/s, campaign {c1:.0} \
+            "run {run}: {} cycles; RTL alone {a:.0} cycles/s, campaign {c1:.0} \
              ({:.2} x RTL alone)",
+            round.cycles,
             c1 / a
         );
         alone.push(a);
         one.push(c1);
         campaign_ratio.push(c1 / a);
-        if jobs > 1 {
-            let (_, cn) = campaign_rate(&options, jobs)?;
+        if let Some(cn) = round.parallel {
             line += &format!(", --jobs {jobs} {cn:.0} ({:.2} x --jobs 1)", cn / c1);
             many.push(cn);
             jobs_ratio.push(cn / c1);
@@ -198,10 +140,11 @@ fn bench_campaign(
         say!("{line}");
     }
     say!(
-        "bench: {config}, seeds {seed}..{}, {instrs} instrs, {repeat} runs, medians: \
+        "bench: {}, seeds {seed} to {}, {instrs} instrs, {repeat} runs, medians: \
          RTL alone {:.0} simulated cycles/s; campaign (RTL + golden + scoreboard) --jobs 1 \
          {:.0}, {:.2} x RTL alone",
-        seed + count,
+        config.name,
+        seed + count.max(1) - 1,
         median(&mut alone),
         median(&mut one),
         median(&mut campaign_ratio)
@@ -216,11 +159,23 @@ fn bench_campaign(
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(not(feature = "rtl"))]
+fn bench_campaign(
+    _: u64,
+    _: u64,
+    _: usize,
+    _: usize,
+    _: HwConfig,
+    _: Option<usize>,
+) -> Result<ExitCode, Failure> {
+    Err(Failure::Message(models::no_rtl_error("bench")))
+}
+
 #[cfg(feature = "rtl")]
 fn bench_busy(
     seed: u64,
     repeat: usize,
-    config: &str,
+    config: HwConfig,
     engine: BusyEngine,
 ) -> Result<ExitCode, Failure> {
     use crate::tools::bench::{self, busy_run};
@@ -235,7 +190,7 @@ fn bench_busy(
     let engine = engine.name();
     let mut rates = Vec::new();
     for run in 1..=repeat {
-        let r = busy_run(hw_config(config), which, seed + run as u64).map_err(Failure::Message)?;
+        let r = busy_run(config, which, seed + run as u64).map_err(Failure::Message)?;
         say!(
             "run {run}: {} cycles busy, {:.3} s, {:.0} cycles/s",
             r.cycles,
@@ -246,8 +201,9 @@ fn bench_busy(
     }
     rates.sort_by(f64::total_cmp);
     say!(
-        "bench: {config}, {engine} busy: median {:.0} simulated cycles/s (RTL alone), \
+        "bench: {}, {engine} busy: median {:.0} simulated cycles/s (RTL alone), \
          min {:.0}, max {:.0}, {repeat} runs",
+        config.name,
         rates[rates.len() / 2],
         rates[0],
         rates[rates.len() - 1]
@@ -256,6 +212,6 @@ fn bench_busy(
 }
 
 #[cfg(not(feature = "rtl"))]
-fn bench_busy(_: u64, _: usize, _: &str, _: BusyEngine) -> Result<ExitCode, Failure> {
+fn bench_busy(_: u64, _: usize, _: HwConfig, _: BusyEngine) -> Result<ExitCode, Failure> {
     Err(Failure::Message(models::no_rtl_error("bench --busy")))
 }

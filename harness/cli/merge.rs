@@ -39,7 +39,7 @@ fn write_report(args: &MergeArgs) -> Result<(), Failure> {
     if let Some(path) = &args.report {
         let inputs = crate::report::from_dirs(&args.dirs, &crate::report::Extra::default())
             .map_err(Failure::Message)?;
-        super::report::write(path, &inputs)?;
+        crate::session::write_report(path, &inputs).map_err(Failure::Message)?;
     }
     Ok(())
 }
@@ -86,14 +86,10 @@ fn write(path: &std::path::Path, text: String) -> Result<(), Failure> {
 
 fn print_merged(m: &Merged) {
     for d in &m.dirs {
-        let shard = d
-            .shard
-            .as_deref()
-            .map_or(String::new(), |s| format!("shard {s}, "));
+        let shard = d.shard.map_or(String::new(), |s| format!("shard {s}, "));
         let ended = d
             .last_run
-            .as_deref()
-            .unwrap_or("did not finish (killed, or still running)");
+            .map_or("did not finish (killed, or still running)", |e| e.name());
         let missing = if d.missing.is_empty() {
             String::new()
         } else {
@@ -124,9 +120,9 @@ fn print_merged(m: &Merged) {
     let missing = &m.file.missing_seeds;
     if missing.is_empty() {
         say!(
-            "complete: every seed of {} .. {} has a record",
+            "complete: every seed of {} to {} has a record",
             m.identity.first_seed,
-            m.identity.first_seed + m.identity.count
+            m.identity.first_seed + m.identity.count.max(1) - 1
         );
     } else {
         say!(
@@ -142,7 +138,7 @@ fn print_merged(m: &Merged) {
         for (shard, seeds) in &m.absent_shards {
             say!(
                 "    {}   (shard {shard}: no directory given, {} seeds)",
-                merge::shard_command(&m.identity, *shard, "DIR"),
+                merge::shard_command(&m.identity, *shard, std::path::Path::new("DIR")),
                 seeds.len()
             );
         }
@@ -157,14 +153,13 @@ fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
         ));
     }
     let m = mutants::merge(&args.dirs).map_err(Failure::Message)?;
-    for (dir, shard, n, missing) in &m.dirs {
-        let shard = shard
-            .as_deref()
-            .map_or(String::new(), |s| format!("shard {s}, "));
+    for d in &m.dirs {
+        let shard = d.shard.map_or(String::new(), |s| format!("shard {s}, "));
         say!(
-            "{}: {shard}{n} records, {} mutants of its shard missing",
-            dir.display(),
-            missing.len()
+            "{}: {shard}{} records, {} mutants of its shard missing",
+            d.dir.display(),
+            d.records,
+            d.missing.len()
         );
     }
     if m.duplicates > 0 {
@@ -186,19 +181,13 @@ fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
             m.report.missing.len(),
             m.header.mutants.len()
         );
-        for (dir, shard, _, missing) in &m.dirs {
-            if !missing.is_empty() {
-                say!("    {}", m.rerun_command(dir, shard.as_deref()));
-            }
+        for d in m.dirs.iter().filter(|d| !d.missing.is_empty()) {
+            say!("    {}", m.rerun_command(&d.dir, d.shard));
         }
         // Shards of the run with no directory given.
-        let shards: Vec<Option<Shard>> = m
-            .dirs
-            .iter()
-            .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
-            .collect();
+        let shards: Vec<Option<Shard>> = m.dirs.iter().map(|d| d.shard).collect();
         for shard in Shard::absent_from(&shards) {
-            let c = m.rerun_command(std::path::Path::new("DIR"), Some(&shard.to_string()));
+            let c = m.rerun_command(std::path::Path::new("DIR"), Some(shard));
             say!("    {c}   (shard {shard}: no directory given)");
         }
     }

@@ -15,17 +15,6 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// `println!` that ends the program quietly when stdout is gone (a closed
-/// pipe, as in `pccx-cosim ... | head`) instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(141);
-        }
-    }};
-}
-
 mod args;
 mod asm;
 mod bench;
@@ -124,7 +113,7 @@ pub fn main() -> ExitCode {
             seed,
             instrs,
             config,
-        })) => generate::generate(seed, instrs, &config),
+        })) => generate::generate(seed, instrs, config),
         Some(Command::Bench(args)) => bench::bench(args),
         Some(Command::Replay(replay::ReplayArgs { min, file })) => replay::replay(&file, min),
         Some(Command::CvoAccuracy(cvo_accuracy::CvoAccuracyArgs { json, plots })) => {

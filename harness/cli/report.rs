@@ -1,10 +1,10 @@
 //! `pccx-cosim report DIR...`: the morning-after HTML page of a campaign, a merged cluster run or a mutation run.
 
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::report::{self, Extra, Inputs};
+use crate::report::{self, Extra};
 
 use super::Failure;
 
@@ -51,16 +51,6 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
         }
         inputs.baseline = Some(report::baseline(&args.baseline).map_err(Failure::Message)?);
     }
-    write(&args.out, &inputs)?;
+    crate::session::write_report(&args.out, &inputs).map_err(Failure::Message)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes the page and says where (every `--report` goes through here).
-pub(super) fn write(path: &Path, inputs: &Inputs) -> Result<(), Failure> {
-    for note in &inputs.notes {
-        eprintln!("pccx-cosim: report: {note}");
-    }
-    report::write(path, inputs).map_err(Failure::Message)?;
-    say!("report: {}", path.display());
-    Ok(())
 }

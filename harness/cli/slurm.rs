@@ -5,13 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config;
-use crate::regress::campaign::Shard;
+use crate::config::{self, HwConfig};
+use crate::regress::identity::shell_word;
 use crate::regress::journal;
-use crate::regress::junit;
-use crate::regress::merge::{self, shell_word};
 use crate::regress::slurm::{self, ArrayJob, JobRecord};
-use crate::tools::mutants;
+use crate::session;
 
 use super::args::{config_values, parse_u64};
 use super::Failure;
@@ -55,7 +53,7 @@ struct SubmitArgs {
     #[arg(long, default_value_t = 40)]
     instrs: usize,
     #[arg(long, default_value = config::DEFAULT_NAME, value_parser = config_values())]
-    config: String,
+    config: HwConfig,
     /// Wall-clock limit per seed, in seconds (the campaign's
     /// --seed-timeout).
     #[arg(long, value_name = "SECONDS")]
@@ -111,7 +109,7 @@ struct ArrayOptions {
     #[arg(long)]
     wait: bool,
     #[command(flatten)]
-    deadline: Deadline,
+    deadline: DeadlineArgs,
 }
 
 #[derive(Args)]
@@ -119,11 +117,11 @@ struct WaitArgs {
     /// The directory `submit --out` wrote.
     dir: PathBuf,
     #[command(flatten)]
-    deadline: Deadline,
+    deadline: DeadlineArgs,
 }
 
 #[derive(Args, Clone, Copy)]
-struct Deadline {
+struct DeadlineArgs {
     /// Give up waiting after this many seconds (the job goes on).
     #[arg(long, value_name = "SECONDS", default_value_t = 6 * 3600)]
     wait_timeout: u64,
@@ -146,6 +144,22 @@ pub(super) fn slurm(args: SlurmArgs) -> Result<ExitCode, Failure> {
     }
 }
 
+impl DeadlineArgs {
+    fn deadline(self) -> session::slurm::Deadline {
+        session::slurm::Deadline {
+            poll: Duration::from_secs(self.poll),
+            timeout: Duration::from_secs(self.wait_timeout),
+        }
+    }
+}
+
+/// Waits and reports (`session::slurm`), its verdict as the exit status.
+fn wait_and_report(dir: &Path, deadline: DeadlineArgs) -> Result<ExitCode, Failure> {
+    session::slurm::wait_and_report(dir, &deadline.deadline())
+        .map(ExitCode::from)
+        .map_err(Failure::Message)
+}
+
 fn submit_campaign(a: SubmitArgs) -> Result<ExitCode, Failure> {
     if a.array.shards > a.count.max(1) {
         return Err(Failure::Message(format!(
@@ -161,7 +175,7 @@ fn submit_campaign(a: SubmitArgs) -> Result<ExitCode, Failure> {
         "--instrs".into(),
         a.instrs.to_string(),
         "--config".into(),
-        a.config.clone(),
+        a.config.name.to_string(),
         "--jobs".into(),
         a.array.cpus_per_task.to_string(),
     ]
@@ -284,157 +298,4 @@ fn submit(
     } else {
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// The page `slurm wait` writes into a submission's directory.
-const REPORT_FILE: &str = "report.html";
-
-fn wait_and_report(dir: &Path, deadline: Deadline) -> Result<ExitCode, Failure> {
-    let job = JobRecord::read(dir).map_err(Failure::Message)?;
-    let waited = slurm::wait(
-        &job.job_id,
-        job.shards,
-        Duration::from_secs(deadline.poll.max(1)),
-        Duration::from_secs(deadline.wait_timeout),
-        &mut |i, s| say!("task {i}: {} ({})", s.state, s.reason),
-    )
-    .map_err(Failure::Message)?;
-    // For the report of the morning after: squeue forgets finished tasks.
-    waited.write(dir).map_err(Failure::Message)?;
-    let failed: Vec<(u64, &slurm::TaskState)> = waited
-        .tasks
-        .iter()
-        .filter(|(_, s)| s.failed())
-        .map(|(i, s)| (*i, s))
-        .collect();
-    say!(
-        "job {}: {} tasks, {} failed{}",
-        job.job_id,
-        job.shards,
-        failed.len(),
-        if waited.timed_out {
-            ", still going at the wait's deadline"
-        } else {
-            ""
-        }
-    );
-    for (i, s) in &failed {
-        say!(
-            "    task {i}: {} ({}), log {}",
-            s.state,
-            s.reason,
-            slurm::shard_dir(dir, *i)
-                .join(format!("slurm-{}_{i}.out", job.job_id))
-                .display()
-        );
-    }
-    for i in &waited.unseen {
-        say!("    task {i}: ended between two looks; judged by its records");
-    }
-    let dirs: Vec<PathBuf> = (0..job.shards).map(|i| slurm::shard_dir(dir, i)).collect();
-    let mutation = dirs.iter().any(|d| d.join(mutants::MUTATE_FILE).exists());
-    let header_file = if mutation {
-        mutants::MUTATE_FILE
-    } else {
-        journal::CAMPAIGN_FILE
-    };
-    let present: Vec<PathBuf> = dirs
-        .iter()
-        .filter(|d| d.join(header_file).exists())
-        .cloned()
-        .collect();
-    if present.is_empty() {
-        say!("no shard wrote a {header_file}: nothing to merge");
-        return Ok(ExitCode::from(2));
-    }
-    let json = dir.join("merged.json");
-    // The shards with something missing, by task index, and the code.
-    let (short, code) = if mutation {
-        let m = mutants::merge(&present).map_err(Failure::Message)?;
-        let text = serde_json::to_string_pretty(&m.report).expect("reports serialise");
-        write(&json, text + "\n")?;
-        say!("{}", m.report.text("hw/mutants/equivalent.txt"));
-        say!("merged report: {}", json.display());
-        let missing: std::collections::HashSet<&String> = m.report.missing.iter().collect();
-        let short: Vec<u64> = (0..job.shards)
-            .filter(|&i| {
-                m.header
-                    .mutants
-                    .iter()
-                    .enumerate()
-                    .any(|(k, id)| k as u64 % job.shards == i && missing.contains(id))
-            })
-            .collect();
-        if !short.is_empty() {
-            say!(
-                "incomplete: {} mutants have no record",
-                m.report.missing.len()
-            );
-        }
-        (short, m.exit_code())
-    } else {
-        let merged = merge::merge(&present).map_err(Failure::Message)?;
-        let xml = dir.join("merged.xml");
-        let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
-        write(&json, text + "\n")?;
-        write(&xml, junit::render(&merged.file))?;
-        say!("{}", merged.file.summary.text());
-        if let Some(t) = merged.file.signature_text() {
-            say!("{t}");
-        }
-        say!("merged report: {} and {}", json.display(), xml.display());
-        let first = merged.identity.first_seed;
-        let short: Vec<u64> = (0..job.shards)
-            .filter(|&i| {
-                let shard = Shard {
-                    index: i,
-                    count: job.shards,
-                };
-                merged
-                    .file
-                    .missing_seeds
-                    .iter()
-                    .any(|&s| shard.holds(s - first))
-            })
-            .collect();
-        if !short.is_empty() {
-            say!(
-                "incomplete: {} seeds missing ({})",
-                merged.file.missing_seeds.len(),
-                merge::ranges(&merged.file.missing_seeds)
-            );
-        }
-        (short, merged.exit_code())
-    };
-    // The morning-after page of the submission, beside merged.json.
-    let page = dir.join(REPORT_FILE);
-    let extra = crate::report::Extra {
-        offline: true,
-        ..Default::default()
-    };
-    match crate::report::from_dirs(std::slice::from_ref(&dir.to_path_buf()), &extra) {
-        Ok(inputs) => super::report::write(&page, &inputs)?,
-        Err(e) => eprintln!("pccx-cosim: no report page: {e}"),
-    }
-    if !short.is_empty() {
-        let list: Vec<String> = short.iter().map(u64::to_string).collect();
-        say!("to run exactly those (each task resumes its shard):");
-        say!(
-            "    sbatch --array={} {}",
-            list.join(","),
-            shell_word(&job.script)
-        );
-    }
-    Ok(ExitCode::from(
-        if code == 0 && (!failed.is_empty() || waited.timed_out) {
-            2
-        } else {
-            code
-        },
-    ))
-}
-
-fn write(path: &Path, text: String) -> Result<(), Failure> {
-    std::fs::write(path, text)
-        .map_err(|e| Failure::Message(format!("{}: cannot write: {e}", path.display())))
 }

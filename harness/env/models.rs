@@ -34,7 +34,10 @@ pub fn reference_golden(config: &HwConfig) -> Golden {
 }
 
 /// Which implementation is the device under test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum DutKind {
     /// The Verilated RTL of the configuration.
     Rtl,

@@ -3,6 +3,8 @@
 //! whole and flushed as the seed finishes; `--resume` and `merge` read
 //! them back (docs/scale-out.md).
 
+use super::campaign::Shard;
+use super::identity::{RunEnded, RunIdentity};
 use super::results::SeedRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -22,71 +24,6 @@ pub const FORMAT: &str = "pccx-cosim campaign";
 /// meaning.
 pub const VERSION: u64 = 1;
 
-/// What makes two runs' records comparable: the same seeds give the same
-/// verdicts only under the same identity.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunIdentity {
-    pub config: String,
-    pub first_seed: u64,
-    pub count: u64,
-    pub instrs: usize,
-    /// `ideal` or `stall`.
-    pub io: String,
-    /// `exact`, `order`, `off`, or absent for the default of the I/O.
-    pub timing: Option<String>,
-    /// `rtl` or `golden`.
-    pub dut: String,
-    pub inject_fault: Option<String>,
-    /// `random` or `zero` (`--initial-state`); headers written before it
-    /// existed ran from zeroed state.
-    #[serde(default = "zero_state")]
-    pub initial_state: String,
-    /// `--steer`: the cases were made from coverage feedback (headers
-    /// written before steering existed were not).
-    #[serde(default)]
-    pub steer: bool,
-}
-
-fn zero_state() -> String {
-    "zero".into()
-}
-
-impl RunIdentity {
-    /// The first field in which `self` and `other` differ, with both
-    /// values, as `field: A here, B there`.
-    pub fn difference(&self, other: &RunIdentity) -> Option<String> {
-        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
-        let fields = [
-            ("config", self.config.clone(), other.config.clone()),
-            (
-                "first_seed",
-                self.first_seed.to_string(),
-                other.first_seed.to_string(),
-            ),
-            ("count", self.count.to_string(), other.count.to_string()),
-            ("instrs", self.instrs.to_string(), other.instrs.to_string()),
-            ("io", self.io.clone(), other.io.clone()),
-            ("timing", show(&self.timing), show(&other.timing)),
-            ("dut", self.dut.clone(), other.dut.clone()),
-            (
-                "inject_fault",
-                show(&self.inject_fault),
-                show(&other.inject_fault),
-            ),
-            (
-                "initial_state",
-                self.initial_state.clone(),
-                other.initial_state.clone(),
-            ),
-            ("steer", self.steer.to_string(), other.steer.to_string()),
-        ];
-        fields
-            .into_iter()
-            .find(|(_, a, b)| a != b)
-            .map(|(field, a, b)| format!("`{field}` is {a} here and {b} there"))
-    }
-}
-
 /// One process's run in a directory (a resumed campaign has several).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunEntry {
@@ -96,9 +33,8 @@ pub struct RunEntry {
     pub wall_seconds: Option<f64>,
     /// Seeds it recorded; absent while it runs, or if it was killed.
     pub seeds: Option<u64>,
-    /// `complete`, `interrupted`, `stopped` (a model failed), or absent
-    /// while it runs.
-    pub ended: Option<String>,
+    /// How it ended; absent while it runs, or if it was killed.
+    pub ended: Option<RunEnded>,
     /// The host it ran on, and the Slurm job and task if it ran in one.
     pub host: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,7 +54,7 @@ pub struct CampaignHeader {
     #[serde(flatten)]
     pub identity: RunIdentity,
     /// `i/n`, or absent for the whole campaign.
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     /// The models' names, once they were opened.
     pub reference_model: Option<String>,
     pub dut_model: Option<String>,
@@ -126,7 +62,7 @@ pub struct CampaignHeader {
 }
 
 impl CampaignHeader {
-    pub fn new(identity: RunIdentity, shard: Option<String>) -> CampaignHeader {
+    pub fn new(identity: RunIdentity, shard: Option<Shard>) -> CampaignHeader {
         CampaignHeader {
             format: FORMAT.into(),
             version: VERSION,
@@ -545,30 +481,5 @@ mod tests {
         assert!(e.starts_with(&format!("{}:2:", path.display())), "{e}");
         assert!(e.contains("verdict"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn identities_name_the_first_field_that_differs() {
-        let a = RunIdentity {
-            config: "tiny".into(),
-            first_seed: 1,
-            count: 10,
-            instrs: 40,
-            io: "ideal".into(),
-            timing: None,
-            dut: "rtl".into(),
-            inject_fault: None,
-            initial_state: "random".into(),
-            steer: false,
-        };
-        assert_eq!(a.difference(&a.clone()), None);
-        let b = RunIdentity {
-            instrs: 400,
-            ..a.clone()
-        };
-        assert_eq!(
-            a.difference(&b).as_deref(),
-            Some("`instrs` is 40 here and 400 there")
-        );
     }
 }

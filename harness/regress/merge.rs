@@ -3,7 +3,8 @@
 //! would have written, with the seeds still missing and how to run them.
 
 use super::campaign::Shard;
-use super::journal::{self, CampaignHeader, RunIdentity};
+use super::identity::{self, Rerun, RunEnded, RunIdentity};
+use super::journal::{self, CampaignHeader};
 use super::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,13 +13,13 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq)]
 pub struct DirStatus {
     pub dir: PathBuf,
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     pub records: usize,
     /// Seeds of its shard with no record anywhere.
     pub missing: Vec<u64>,
-    /// How its last run ended (`complete`, `interrupted`, `stopped`,
-    /// `hung`), or `None` if it never finished (killed, or running).
-    pub last_run: Option<String>,
+    /// How its last run ended, or `None` if it never finished (killed,
+    /// or running).
+    pub last_run: Option<RunEnded>,
 }
 
 /// What [`merge`] made.
@@ -135,21 +136,17 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
     let dirs_status: Vec<DirStatus> = read_dirs
         .into_iter()
         .map(|(dir, header, n)| {
-            let shard: Option<Shard> = header.shard.as_deref().and_then(|s| s.parse().ok());
-            let missing_here = missing_of(&campaign_seeds, shard, &seen);
+            let missing_here = missing_of(&campaign_seeds, header.shard, &seen);
             DirStatus {
                 dir,
-                shard: header.shard.clone(),
+                shard: header.shard,
                 records: n,
                 missing: missing_here,
-                last_run: header.runs.last().and_then(|r| r.ended.clone()),
+                last_run: header.runs.last().and_then(|r| r.ended),
             }
         })
         .collect();
-    let shards: Vec<Option<Shard>> = dirs_status
-        .iter()
-        .map(|d: &DirStatus| d.shard.as_deref().and_then(|s| s.parse().ok()))
-        .collect();
+    let shards: Vec<Option<Shard>> = dirs_status.iter().map(|d: &DirStatus| d.shard).collect();
     let absent_shards = Shard::absent_from(&shards)
         .into_iter()
         .map(|shard| (shard, missing_of(&campaign_seeds, Some(shard), &seen)))
@@ -197,57 +194,24 @@ fn missing_of(
         .collect()
 }
 
-/// The command that runs the seeds `dir` lacks: its own run, resumed.
+/// The command that runs the seeds `dir` lacks: its own run, resumed (a
+/// steered one run again whole).
 pub fn rerun_command(identity: &RunIdentity, dir: &DirStatus) -> String {
-    command(
+    identity::command(&Rerun::Campaign {
         identity,
-        dir.shard.as_deref(),
-        &dir.dir.display().to_string(),
-    )
+        shard: dir.shard,
+        dir: &dir.dir,
+    })
 }
 
 /// The command that runs shard `shard`, which has no directory yet, into
 /// `dir`.
-pub fn shard_command(identity: &RunIdentity, shard: Shard, dir: &str) -> String {
-    command(identity, Some(&shard.to_string()), dir)
-}
-
-fn command(identity: &RunIdentity, shard: Option<&str>, dir: &str) -> String {
-    let mut c = format!(
-        "pccx-cosim --seed {} --count {} --instrs {} --config {}",
-        identity.first_seed, identity.count, identity.instrs, identity.config
-    );
-    if identity.io != "ideal" {
-        c += &format!(" --io {}", identity.io);
-    }
-    if let Some(t) = &identity.timing {
-        c += &format!(" --timing {t}");
-    }
-    if identity.dut != "rtl" {
-        c += &format!(" --dut {}", identity.dut);
-    }
-    if let Some(f) = &identity.inject_fault {
-        c += &format!(" --inject-fault {f}");
-    }
-    if identity.initial_state == "zero" {
-        c += " --initial-state zero";
-    }
-    if let Some(s) = shard {
-        c += &format!(" --shard {s}");
-    }
-    c + &format!(" --out {} --resume", shell_word(dir))
-}
-
-/// `s` quoted for a POSIX shell when it needs to be.
-pub fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+pub fn shard_command(identity: &RunIdentity, shard: Shard, dir: &Path) -> String {
+    identity::command(&Rerun::Campaign {
+        identity,
+        shard: Some(shard),
+        dir,
+    })
 }
 
 /// Seeds as ranges, the first 24 of them: `1-4, 9, 12-13, ... 7 more`.
@@ -288,7 +252,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seeds_read_as_ranges_and_paths_are_quoted() {
+    fn seeds_read_as_ranges() {
         assert_eq!(ranges(&[1, 2, 3, 4, 9, 12, 13]), "1-4, 9, 12-13");
         assert_eq!(ranges(&[]), "");
         let odd: Vec<u64> = (0..30).map(|k| 2 * k + 1).collect();
@@ -297,7 +261,5 @@ mod tests {
             "{}",
             ranges(&odd)
         );
-        assert_eq!(shell_word("out/shard-1"), "out/shard-1");
-        assert_eq!(shell_word("my dir/it's"), "'my dir/it'\\''s'");
     }
 }

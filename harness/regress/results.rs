@@ -3,7 +3,9 @@
 //! the `--json` file, its summary and signature groups, made from a list of
 //! them (docs/harness.md, "Campaign JSON"; docs/scale-out.md).
 
-use super::campaign::{CampaignReport, ModelFailure, SeedResult, Summary, ENGINE_NAMES};
+use super::campaign::{
+    CampaignReport, InfraError, ModelFailure, SeedResult, Summary, ENGINE_NAMES,
+};
 use crate::scoreboard::{MismatchRecord, RetireLatency};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::{Signature, SignatureRecord};
@@ -139,6 +141,15 @@ pub struct StoppedRecord {
     pub error: String,
 }
 
+impl StoppedRecord {
+    pub fn of(e: &InfraError) -> StoppedRecord {
+        StoppedRecord {
+            seed: e.seed,
+            error: e.message.clone(),
+        }
+    }
+}
+
 /// The seeds that failed with one signature.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignatureGroup {
@@ -172,10 +183,7 @@ impl CampaignFile {
         let records: Vec<SeedRecord> = report.results.iter().map(SeedRecord::of).collect();
         // A seed's error record says the same; this covers an error before
         // any seed (a DUT that could not be opened).
-        let stopped = report.summary.stopped.as_ref().map(|e| StoppedRecord {
-            seed: e.seed,
-            error: e.message.clone(),
-        });
+        let stopped = report.summary.stopped.as_ref().map(StoppedRecord::of);
         CampaignFile::from_records(
             RunFacts {
                 config: o.config.name.to_string(),
@@ -403,10 +411,7 @@ impl SummaryRecord {
             cycles_per_second: rate(s.cycles, s.wall.as_secs_f64()),
             engine_busy_cycles: busy_by_name(s.engine_busy),
             retire_latency: s.retire_latency.clone(),
-            stopped: s.stopped.as_ref().map(|e| StoppedRecord {
-                seed: e.seed,
-                error: e.message.clone(),
-            }),
+            stopped: s.stopped.as_ref().map(StoppedRecord::of),
         }
     }
 

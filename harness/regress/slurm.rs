@@ -3,7 +3,7 @@
 //! commands (`sbatch`, `squeue`, `scancel`); no scheduler of our own
 //! (docs/scale-out.md).
 
-use super::merge::shell_word;
+use super::identity::shell_word;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@
 use super::{Baseline, CampaignPart, Cluster, Inputs, JobPart, MutationPart, ShardRow};
 use crate::coverage::{Coverage, CoverageFile};
 use crate::regress::campaign::Shard;
+use crate::regress::identity::{self, Rerun, RunEnded};
 use crate::regress::journal::{self, CampaignHeader};
 use crate::regress::merge;
 use crate::regress::slurm::{self, JobRecord, TaskState, Waited};
@@ -128,15 +129,7 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
                 rows: m
                     .dirs
                     .iter()
-                    .map(|d| {
-                        row(
-                            &d.dir,
-                            &d.shard,
-                            d.records,
-                            d.missing.len(),
-                            d.last_run.clone(),
-                        )
-                    })
+                    .map(|d| row(&d.dir, d.shard, d.records, d.missing.len(), d.last_run))
                     .collect(),
                 resume: m
                     .dirs
@@ -150,7 +143,7 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
                     .map(|(shard, seeds)| Absent {
                         shard: *shard,
                         what: format!("shard {shard}: no directory, {} seeds", seeds.len()),
-                        command: merge::shard_command(&m.identity, *shard, "DIR"),
+                        command: merge::shard_command(&m.identity, *shard, Path::new("DIR")),
                     })
                     .collect(),
                 duplicates: m.duplicates,
@@ -160,7 +153,7 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
             file.interrupted = m
                 .dirs
                 .iter()
-                .any(|d| d.last_run.as_deref() == Some("interrupted"));
+                .any(|d| d.last_run == Some(RunEnded::Interrupted));
             inputs.campaign = Some(CampaignPart {
                 file,
                 identity: Some(m.identity),
@@ -171,31 +164,25 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         }
         Kind::Mutation => {
             let m = mutants::merge(&run_dirs)?;
-            let given: Vec<Option<Shard>> = m
-                .dirs
-                .iter()
-                .map(|d| d.1.as_deref().and_then(|s| s.parse().ok()))
-                .collect();
+            let given: Vec<Option<Shard>> = m.dirs.iter().map(|d| d.shard).collect();
             let shards = Shards {
                 rows: m
                     .dirs
                     .iter()
-                    .map(|(dir, shard, records, missing)| {
-                        row(dir, shard, *records, missing.len(), mutants_last_run(dir))
-                    })
+                    .map(|d| row(&d.dir, d.shard, d.records, d.missing.len(), d.last_run))
                     .collect(),
                 resume: m
                     .dirs
                     .iter()
-                    .filter(|d| !d.3.is_empty())
-                    .map(|(dir, shard, _, _)| m.rerun_command(dir, shard.as_deref()))
+                    .filter(|d| !d.missing.is_empty())
+                    .map(|d| m.rerun_command(&d.dir, d.shard))
                     .collect(),
                 absent: Shard::absent_from(&given)
                     .into_iter()
                     .map(|shard| Absent {
                         shard,
                         what: format!("shard {shard}: no directory"),
-                        command: m.rerun_command(Path::new("DIR"), Some(&shard.to_string())),
+                        command: m.rerun_command(Path::new("DIR"), Some(shard)),
                     })
                     .collect(),
                 duplicates: m.duplicates,
@@ -279,14 +266,14 @@ struct Absent {
 /// A shard's row, before the scheduler is asked about it.
 fn row(
     dir: &Path,
-    shard: &Option<String>,
+    shard: Option<Shard>,
     records: usize,
     missing: usize,
-    last_run: Option<String>,
+    last_run: Option<RunEnded>,
 ) -> ShardRow {
     ShardRow {
         dir: dir.to_path_buf(),
-        shard: shard.clone(),
+        shard,
         records,
         missing,
         last_run,
@@ -304,9 +291,7 @@ fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
     if !sharded {
         return None;
     }
-    let index = |shard: &Option<String>| -> Option<u64> {
-        shard.as_deref()?.split('/').next()?.parse().ok()
-    };
+    let index = |shard: &Option<Shard>| shard.map(|s| s.index);
     if let Some(job) = job {
         for r in &mut s.rows {
             let Some(i) = index(&r.shard) else { continue };
@@ -329,15 +314,10 @@ fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
         tasks.sort_unstable();
         tasks.dedup();
         if !tasks.is_empty() {
-            rerun.push(format!(
-                "sbatch --array={} {}",
-                tasks
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
-                merge::shell_word(&job.record.script)
-            ));
+            rerun.push(identity::command(&Rerun::SlurmTasks {
+                script: Path::new(&job.record.script),
+                tasks: &tasks,
+            }));
         }
     }
     Some(Cluster {
@@ -387,14 +367,6 @@ pub fn baseline(dirs: &[PathBuf]) -> Result<Baseline, String> {
             .map(String::from),
         started_unix: c.runs.last().map(|r| r.started_unix),
     })
-}
-
-/// How the last run of a mutation directory ended.
-fn mutants_last_run(dir: &Path) -> Option<String> {
-    journal::read_header::<mutants::MutateHeader>(dir, mutants::MUTATE_FILE)
-        .ok()
-        .flatten()
-        .and_then(|h| h.runs.last().and_then(|r| r.ended.clone()))
 }
 
 /// The task states of a Slurm job: those the last `slurm wait` saw, with

@@ -10,7 +10,9 @@ mod sections;
 pub use load::{baseline, from_dirs, Extra};
 
 use crate::coverage::CoverageFile;
-use crate::regress::journal::{RunEntry, RunIdentity};
+use crate::regress::campaign::Shard;
+use crate::regress::identity::{RunEnded, RunIdentity};
+use crate::regress::journal::RunEntry;
 use crate::regress::results::CampaignFile;
 use crate::regress::slurm::TaskState;
 use crate::regress::steer::CurveFile;
@@ -86,12 +88,12 @@ pub struct Cluster {
 #[derive(Clone, Debug)]
 pub struct ShardRow {
     pub dir: PathBuf,
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     pub records: usize,
     /// Seeds (or mutants) of its shard with no record anywhere.
     pub missing: usize,
     /// How its last run ended, `None` if it never finished.
-    pub last_run: Option<String>,
+    pub last_run: Option<RunEnded>,
     /// Its array task's state, when a Slurm job ran it and the state is
     /// known.
     pub scheduler: Option<TaskState>,

@@ -6,10 +6,12 @@ use super::html::{command, esc, percent, table, Link};
 use super::{Baseline, CampaignPart, Cluster, Inputs, MutationPart};
 use crate::coverage::CoverageFile;
 use crate::regress::campaign::ENGINE_NAMES;
+use crate::regress::identity::{shell_word, IoMode, RunEnded};
 use crate::regress::journal::RunEntry;
-use crate::regress::merge::{ranges, shell_word};
+use crate::regress::merge::ranges;
 use crate::regress::results::{SeedRecord, SeedVerdict};
 use crate::scoreboard::RetireLatency;
+use crate::scoreboard::TimingMode;
 use crate::tools::mutants::{summarize, KillRow, Verdict};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -70,7 +72,7 @@ pub fn body(inputs: &Inputs, page_dir: &Path) -> (String, String) {
 /// PASS, FAIL or INCOMPLETE, and why, for a campaign.
 fn campaign_verdict(c: &CampaignPart) -> (&'static str, String) {
     let s = &c.file.summary;
-    let last_ended = c.runs.last().and_then(|r| r.ended.as_deref());
+    let last_ended = c.runs.last().and_then(|r| r.ended);
     let failed = s.mismatched + s.timeouts;
     if failed > 0 {
         let groups = c.file.failures_by_signature.len();
@@ -92,7 +94,7 @@ fn campaign_verdict(c: &CampaignPart) -> (&'static str, String) {
         if let Some(st) = &s.stopped {
             why.push(format!("a model failed at seed {}", st.seed));
         }
-        if c.file.interrupted || last_ended == Some("interrupted") {
+        if c.file.interrupted || last_ended == Some(RunEnded::Interrupted) {
             why.push("the run was interrupted".into());
         }
         return ("incomplete", why.join("; "));
@@ -125,18 +127,16 @@ fn campaign_summary(c: &CampaignPart) -> String {
     );
     let mut rows = vec![row("configuration", esc(&f.config))];
     if let Some(id) = &c.identity {
-        rows.push(row("host I/O", esc(&id.io)));
-        rows.push(row(
-            "timing check",
-            esc(id
-                .timing
-                .as_deref()
-                .unwrap_or(if id.io == "stall" { "order" } else { "exact" })),
-        ));
-        rows.push(row("initial state", esc(&id.initial_state)));
+        rows.push(row("host I/O", esc(id.io.name())));
+        let timing = id.timing.unwrap_or(match id.io {
+            IoMode::Stall => TimingMode::Order,
+            IoMode::Ideal => TimingMode::Exact,
+        });
+        rows.push(row("timing check", esc(timing.name())));
+        rows.push(row("initial state", esc(id.initial_state.name())));
         rows.push(row("steered", (if id.steer { "yes" } else { "no" }).into()));
         if let Some(fault) = &id.inject_fault {
-            rows.push(row("injected fault", esc(fault)));
+            rows.push(row("injected fault", esc(fault.name())));
         }
     }
     rows.push(row(
@@ -764,12 +764,13 @@ fn mutation(
         ),
     ];
     if let Some(h) = &m.header {
-        rows.insert(1, row("selection", esc(&h.selection)));
+        let id = &h.identity;
+        rows.insert(1, row("selection", esc(&id.selection.to_string())));
         rows.insert(
             3,
-            row("steered programs per survivor", h.steered.to_string()),
+            row("steered programs per survivor", id.steered.to_string()),
         );
-        rows.push(row("budget per mutant", format!("{} s", h.budget_seconds)));
+        rows.push(row("budget per mutant", format!("{} s", id.budget_seconds)));
         let wall: f64 = h.runs.iter().filter_map(|r| r.wall_seconds).sum();
         rows.push(row(
             "wall time",
@@ -986,7 +987,7 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
             });
             vec![
                 dir,
-                esc(s.shard.as_deref().unwrap_or("-")),
+                esc(&s.shard.map_or("-".into(), |s| s.to_string())),
                 s.records.to_string(),
                 if s.missing > 0 {
                     format!("<span class=\"missing\">{}</span>", s.missing)
@@ -995,8 +996,7 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
                 },
                 esc(s
                     .last_run
-                    .as_deref()
-                    .unwrap_or("did not finish (killed, or still running)")),
+                    .map_or("did not finish (killed, or still running)", |e| e.name())),
                 s.scheduler.as_ref().map_or("-".into(), |t| {
                     if t.reason.is_empty() || t.reason == "None" {
                         esc(&t.state)

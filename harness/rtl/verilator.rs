@@ -720,7 +720,11 @@ mod tests {
         for (threads, clang, want) in [
             ("", false, vec![]),
             ("", true, vec!["atomic"]),
-            ("-pthread -lpthread -latomic", true, vec!["pthread", "atomic"]),
+            (
+                "-pthread -lpthread -latomic",
+                true,
+                vec!["pthread", "atomic"],
+            ),
         ] {
             fs::write(
                 dir.join("verilated.mk"),

@@ -109,7 +109,10 @@ impl Outcome {
 }
 
 /// Which timing check a run applies (docs/timing.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum TimingMode {
     /// Ideal I/O: every latch, start and retire cycle and the status
     /// register in every cycle equal the timing model's prediction.

@@ -12,7 +12,8 @@ use pccx_golden::model::{Event, ModelError, NpuModel, ShapeEntry, ShapeTable};
 use pccx_golden::streams::WeightSource;
 
 use crate::config::HwConfig;
-use crate::env::models::{DutKind, Setup};
+use crate::env::models::{self, DutKind, Setup};
+use crate::regress::campaign::{self, CampaignOptions};
 use crate::scoreboard::{Resident, QUIESCENCE_CYCLES};
 use crate::stimulus::TestCase;
 
@@ -94,6 +95,96 @@ pub fn rtl_alone(rtl: &mut dyn NpuModel, cases: &[TestCase]) -> Result<Throughpu
     Ok(Throughput {
         cycles,
         seconds: begin.elapsed().as_secs_f64(),
+    })
+}
+
+/// One round of `bench` on a campaign's programs: the RTL alone, then the
+/// campaign on one worker and (with `jobs` > 1) on `jobs`, in turn, so that
+/// a change in the machine's load falls on all alike.
+#[derive(Clone, Copy, Debug)]
+pub struct CampaignRound {
+    /// Simulated cycles of the programs (the same for every measurement).
+    pub cycles: u64,
+    /// Simulated cycles per second of the RTL alone.
+    pub rtl_alone: f64,
+    /// Of the campaign (RTL + golden + scoreboard), one worker.
+    pub campaign: f64,
+    /// Of the campaign on `jobs` workers, when `jobs` > 1.
+    pub parallel: Option<f64>,
+    /// Seeds that mismatched (the figures still count them).
+    pub mismatched: u64,
+}
+
+/// A campaign worker of the benchmark: the reference and the RTL, nothing
+/// recorded.
+struct BenchWorker {
+    reference: Box<dyn NpuModel>,
+    dut: Box<dyn NpuModel>,
+}
+
+impl campaign::Worker for BenchWorker {
+    type Done = ();
+
+    fn models(&mut self) -> (&mut dyn NpuModel, &mut dyn NpuModel) {
+        (&mut *self.reference, &mut *self.dut)
+    }
+
+    fn finish(self) {}
+}
+
+/// One campaign of the benchmark on `jobs` workers: (cycles, cycles/s,
+/// seeds mismatched).
+fn campaign_rate(options: &CampaignOptions, jobs: usize) -> Result<(u64, f64, u64), String> {
+    let make = |_: usize| -> Result<BenchWorker, String> {
+        Ok(BenchWorker {
+            reference: models::open_reference(&options.config),
+            dut: models::open_dut(&options.config, DutKind::Rtl)?,
+        })
+    };
+    let (report, _) = campaign::run_campaign_jobs(options, jobs, &make, &mut |_| {});
+    let s = &report.summary;
+    if let Some(e) = &s.stopped {
+        return Err(format!(
+            "infrastructure error at seed {}: {}",
+            e.seed, e.message
+        ));
+    }
+    Ok((
+        s.cycles.unwrap_or(0),
+        s.cycles_per_second().unwrap_or(0.0),
+        s.mismatched,
+    ))
+}
+
+/// Measures one [`CampaignRound`] of `options`' programs.
+pub fn campaign_round(options: &CampaignOptions, jobs: usize) -> Result<CampaignRound, String> {
+    let gen = options.gen_options();
+    let cases: Vec<TestCase> = options
+        .seeds()
+        .map(|s| TestCase::generate(s, &gen))
+        .collect();
+    let mut rtl = models::open_dut(&options.config, DutKind::Rtl)?;
+    let alone = rtl_alone(&mut *rtl, &cases).map_err(|e| format!("the RTL alone: {e}"))?;
+    drop(rtl);
+    let (cycles, campaign, mismatched) = campaign_rate(options, 1)?;
+    if cycles != alone.cycles {
+        return Err(format!(
+            "the RTL alone simulated {} cycles and the campaign {cycles}: \
+             they did not run the same programs",
+            alone.cycles
+        ));
+    }
+    let parallel = if jobs > 1 {
+        Some(campaign_rate(options, jobs)?.1)
+    } else {
+        None
+    };
+    Ok(CampaignRound {
+        cycles,
+        rtl_alone: alone.cycles_per_second(),
+        campaign,
+        parallel,
+        mismatched,
     })
 }
 

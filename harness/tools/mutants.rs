@@ -2,6 +2,8 @@
 //! the summary, the tables per class and per file): what `mutate` writes
 //! and `merge` reads back, in any build.
 
+use crate::regress::campaign::Shard;
+use crate::regress::identity::{self, MutationIdentity, Rerun, RunEnded};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -356,22 +358,17 @@ impl MutateReport {
                 id: r.id.clone(),
                 change: r.change.clone(),
                 verdict: r.result.name().into(),
-                reproduce: format!(
-                    "pccx-cosim mutate --id {} --config {} --seeds {} --steered {} --instrs {} --budget {}",
-                    crate::regress::merge::shell_word(&r.id),
-                    header.config,
-                    header.seeds,
-                    header.steered,
-                    header.instrs,
-                    header.budget_seconds
-                ),
+                reproduce: identity::command(&Rerun::Mutant {
+                    identity: &header.identity,
+                    id: &r.id,
+                }),
             })
             .collect();
         MutateReport {
-            config: header.config.clone(),
-            seeds: header.seeds,
-            instrs: header.instrs,
-            sites: header.sites,
+            config: header.identity.config.clone(),
+            seeds: header.identity.seeds,
+            instrs: header.identity.instrs,
+            sites: header.identity.sites,
             shard: None,
             missing,
             interrupted: false,
@@ -454,6 +451,22 @@ impl MutateReport {
     }
 }
 
+/// How the mutants of a run are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Builds {
+    /// The schema for more than [`SCHEMA_FROM`] mutants, else each alone.
+    Auto,
+    /// One mutant schema for every site it can guard.
+    Schema,
+    /// Each mutant Verilated and compiled alone.
+    Alone,
+}
+
+/// From this many mutants on, `--builds auto` takes the schema: its build
+/// (a few minutes here, then cached) costs as much as about 30 mutants
+/// built alone.
+pub const SCHEMA_FROM: usize = 31;
+
 /// The `format` field of `mutate.json`.
 pub const MUTATE_FORMAT: &str = "pccx-cosim mutate";
 /// The header of a mutation run's directory.
@@ -465,19 +478,11 @@ pub const MUTATE_FILE: &str = "mutate.json";
 pub struct MutateHeader {
     pub format: String,
     pub version: u64,
-    pub config: String,
-    pub seeds: u64,
-    /// Steered programs per surviving mutant (0 in runs before they were).
-    #[serde(default)]
-    pub steered: u64,
-    pub instrs: usize,
-    pub budget_seconds: u64,
-    /// `sample N seed S`, `ids FILE` or `all`.
-    pub selection: String,
-    pub sites: usize,
+    #[serde(flatten)]
+    pub identity: MutationIdentity,
     /// The ids of the whole run's mutants, in order, before sharding.
     pub mutants: Vec<String>,
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     pub runs: Vec<crate::regress::journal::RunEntry>,
 }
 
@@ -485,29 +490,52 @@ impl MutateHeader {
     /// The first field in which `self` and `other` differ, as
     /// `` `field` is A here and B there ``.
     pub fn difference(&self, other: &MutateHeader) -> Option<String> {
-        let fields = [
-            ("config", self.config.clone(), other.config.clone()),
-            ("seeds", self.seeds.to_string(), other.seeds.to_string()),
-            (
-                "steered",
-                self.steered.to_string(),
-                other.steered.to_string(),
-            ),
-            ("instrs", self.instrs.to_string(), other.instrs.to_string()),
-            (
-                "budget_seconds",
-                self.budget_seconds.to_string(),
-                other.budget_seconds.to_string(),
-            ),
-            ("selection", self.selection.clone(), other.selection.clone()),
-            ("sites", self.sites.to_string(), other.sites.to_string()),
-        ];
-        if let Some((f, a, b)) = fields.into_iter().find(|(_, a, b)| a != b) {
-            return Some(format!("`{f}` is {a} here and {b} there"));
-        }
-        (self.mutants != other.mutants)
-            .then(|| "`mutants`: the list of mutants differs (hw/rtl changed?)".to_string())
+        self.identity.difference(&other.identity).or_else(|| {
+            (self.mutants != other.mutants)
+                .then(|| "`mutants`: the list of mutants differs (hw/rtl changed?)".to_string())
+        })
     }
+}
+
+impl crate::regress::store::RunHeader for MutateHeader {
+    const FILE: &'static str = MUTATE_FILE;
+
+    fn read(dir: &std::path::Path) -> Result<Option<Self>, String> {
+        use crate::regress::journal;
+        let Some(h) = journal::read_header::<MutateHeader>(dir, MUTATE_FILE)? else {
+            return Ok(None);
+        };
+        journal::check_format(dir, MUTATE_FILE, &h.format, MUTATE_FORMAT, h.version, 1)?;
+        Ok(Some(h))
+    }
+
+    fn difference(&self, old: &Self) -> Option<String> {
+        MutateHeader::difference(self, old)
+    }
+
+    fn shard(&self) -> Option<Shard> {
+        self.shard
+    }
+
+    fn runs_mut(&mut self) -> &mut Vec<crate::regress::journal::RunEntry> {
+        &mut self.runs
+    }
+
+    fn carry_over(&mut self, old: Self) {
+        self.runs = old.runs;
+    }
+}
+
+/// One directory of a mutation run as [`merge`] found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MutateDir {
+    pub dir: std::path::PathBuf,
+    pub shard: Option<Shard>,
+    pub records: usize,
+    /// The ids of its shard with no record anywhere.
+    pub missing: Vec<String>,
+    /// How its last run ended, `None` if it never finished.
+    pub last_run: Option<RunEnded>,
 }
 
 /// What [`merge`] made of mutation directories.
@@ -515,9 +543,7 @@ impl MutateHeader {
 pub struct MutateMerged {
     pub report: MutateReport,
     pub header: MutateHeader,
-    /// Each directory, its shard, its records, and the ids of its shard
-    /// with no record anywhere.
-    pub dirs: Vec<(std::path::PathBuf, Option<String>, usize, Vec<String>)>,
+    pub dirs: Vec<MutateDir>,
     pub duplicates: usize,
     pub conflicting: Vec<String>,
 }
@@ -539,38 +565,12 @@ impl MutateMerged {
     }
 
     /// The command that runs the mutants a directory's shard lacks.
-    pub fn rerun_command(&self, dir: &std::path::Path, shard: Option<&str>) -> String {
-        let h = &self.header;
-        let selection = match h.selection.split_whitespace().collect::<Vec<_>>()[..] {
-            ["sample", n, "seed", s] => format!("--sample {n} --sample-seed {s}"),
-            ["ids", ..] => format!(
-                "--ids {}",
-                crate::regress::merge::shell_word(h.selection.trim_start_matches("ids "))
-            ),
-            ["changed-since", base] => {
-                format!(
-                    "--changed-since {}",
-                    crate::regress::merge::shell_word(base)
-                )
-            }
-            ["id", ref ids @ ..] => ids
-                .iter()
-                .map(|id| format!("--id {}", crate::regress::merge::shell_word(id)))
-                .collect::<Vec<_>>()
-                .join(" "),
-            _ => "--sample 0".into(),
-        };
-        let mut c = format!(
-            "pccx-cosim mutate {selection} --config {} --seeds {} --steered {} --instrs {} --budget {}",
-            h.config, h.seeds, h.steered, h.instrs, h.budget_seconds
-        );
-        if let Some(s) = shard {
-            c += &format!(" --shard {s}");
-        }
-        c + &format!(
-            " --out {} --resume",
-            crate::regress::merge::shell_word(&dir.display().to_string())
-        )
+    pub fn rerun_command(&self, dir: &std::path::Path, shard: Option<Shard>) -> String {
+        identity::command(&Rerun::Mutation {
+            identity: &self.header.identity,
+            shard,
+            dir,
+        })
     }
 }
 
@@ -629,24 +629,29 @@ pub fn merge(dirs: &[std::path::PathBuf]) -> Result<MutateMerged, String> {
                 }
             }
         }
-        per_dir.push((dir.clone(), header.shard.clone(), n));
+        let last_run = header.runs.last().and_then(|r| r.ended);
+        per_dir.push((dir.clone(), header.shard, n, last_run));
     }
     let (header, _) = first.ok_or("merge: name at least one directory")?;
     let dirs = per_dir
         .into_iter()
-        .map(|(dir, shard, n)| {
-            let parsed: Option<crate::regress::campaign::Shard> =
-                shard.as_deref().and_then(|s| s.parse().ok());
+        .map(|(dir, shard, records, last_run)| {
             let missing = header
                 .mutants
                 .iter()
                 .enumerate()
                 .filter(|(k, id)| {
-                    parsed.is_none_or(|s| s.holds(*k as u64)) && !seen.contains_key(*id)
+                    shard.is_none_or(|s: Shard| s.holds(*k as u64)) && !seen.contains_key(*id)
                 })
                 .map(|(_, id)| id.clone())
                 .collect();
-            (dir, shard, n, missing)
+            MutateDir {
+                dir,
+                shard,
+                records,
+                missing,
+                last_run,
+            }
         })
         .collect();
     let order = header.mutants.clone();

@@ -1,0 +1,368 @@
+//! A mutation run from its request to its outcome: the mutants chosen, their builds, a pool of workers each running one mutant's campaign in a child process, the journal, the report files and the exit decision.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{EXIT_FAILED, EXIT_INTERRUPTED};
+use crate::config::HwConfig;
+use crate::regress::campaign::Shard;
+use crate::regress::identity::{self, MutantSelection, MutationIdentity, Rerun, RunEnded};
+use crate::regress::store::RunStore;
+use crate::tools::mutants::{
+    Builds, MutantRecord, MutateHeader, MutateReport, MUTATE_FORMAT, SCHEMA_FROM,
+};
+use crate::tools::mutate::{self, build::Builder, MutateOptions, Verdict};
+
+/// Everything a mutation run is asked to do, typed.
+#[derive(Clone, Debug)]
+pub struct MutationRequest {
+    /// The repository (its hw/rtl is mutated).
+    pub root: PathBuf,
+    pub selection: MutantSelection,
+    pub config: HwConfig,
+    /// Seeds of the campaign per mutant (from 1).
+    pub seeds: u64,
+    /// Steered programs per mutant the seeds leave alive.
+    pub steered: u64,
+    pub instrs: usize,
+    /// Wall-clock budget per mutant campaign.
+    pub budget_seconds: u64,
+    pub builds: Builds,
+    /// Mutants known to be equivalent (`id # reason`); a missing file is
+    /// an empty list.
+    pub equivalent: PathBuf,
+    /// Where mutants are built.
+    pub work: PathBuf,
+    /// Mutants built and run at once.
+    pub jobs: usize,
+    /// Print the mutants that would run, and stop.
+    pub list: bool,
+    pub require_all_killed: bool,
+    pub shard: Option<Shard>,
+    /// The run's directory (`mutate.json`, `results.jsonl`).
+    pub out: Option<PathBuf>,
+    pub resume: bool,
+    pub json: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+}
+
+/// How a mutation run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MutationEnd {
+    /// `--list`: nothing ran.
+    Listed,
+    /// Every mutant ran; with `--require-all-killed`, every one was killed
+    /// (or is listed as equivalent, or does not compile).
+    Done,
+    /// `--require-all-killed`, and a mutant survived or has no record.
+    Survived,
+    /// SIGTERM or SIGINT; what finished is recorded.
+    Interrupted,
+}
+
+impl MutationEnd {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            MutationEnd::Listed | MutationEnd::Done => 0,
+            MutationEnd::Survived => EXIT_FAILED,
+            MutationEnd::Interrupted => EXIT_INTERRUPTED,
+        }
+    }
+}
+
+/// The mutants `selection` names among `sites`.
+fn choose(
+    request: &MutationRequest,
+    sites: &[mutate::Mutant],
+) -> Result<Vec<mutate::Mutant>, String> {
+    let by_ids = |ids: &mut dyn Iterator<Item = &String>, unknown: &dyn Fn(&str) -> String| {
+        ids.map(|id| mutate::by_id(sites, id).cloned().ok_or_else(|| unknown(id)))
+            .collect::<Result<Vec<_>, String>>()
+    };
+    Ok(match &request.selection {
+        MutantSelection::Ids(ids) => by_ids(&mut ids.iter(), &|id| {
+            format!(
+                "--id: `{id}` is not a mutation site of hw/rtl (`mutate --list --sample 0` lists them)"
+            )
+        })?,
+        MutantSelection::ChangedSince(base) => {
+            let changed = mutate::changed_lines(&request.root, base)?;
+            let lines: usize = changed.values().map(|l| l.len()).sum();
+            let chosen: Vec<mutate::Mutant> = sites
+                .iter()
+                .filter(|m| changed.get(&m.file).is_some_and(|l| l.contains(&m.line)))
+                .cloned()
+                .collect();
+            say!(
+                "mutate: {lines} lines of hw/rtl changed since {base} in {} files; {} mutation sites on them",
+                changed.len(),
+                chosen.len()
+            );
+            chosen
+        }
+        MutantSelection::IdsFile(file) => {
+            let ids = mutate::read_id_list(file)?;
+            by_ids(&mut ids.keys(), &|id| {
+                format!(
+                    "{}: mutant `{id}` is not a site of hw/rtl any more (the line moved?)",
+                    file.display()
+                )
+            })?
+        }
+        MutantSelection::All => sites.to_vec(),
+        MutantSelection::Sample { count, seed } => mutate::sample(sites, *count, *seed),
+    })
+}
+
+/// Runs the mutation run `request`: a line per mutant as it finishes, the
+/// kill tables, the journal and the files asked for.
+pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
+    let root = &request.root;
+    if !root.join("hw/rtl/manifest.txt").exists() {
+        return Err(format!(
+            "run mutate from the repository root (no hw/rtl/manifest.txt in {})",
+            root.display()
+        ));
+    }
+    let sites = mutate::all_sites(root)?;
+    let chosen = choose(request, &sites)?;
+    let equivalent = if request.equivalent.exists() {
+        mutate::read_id_list(&request.equivalent)?
+    } else {
+        Default::default()
+    };
+    let in_shard = |k: usize| request.shard.is_none_or(|s| s.holds(k as u64));
+    say!(
+        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs, {} steered programs each, {} s budget)",
+        sites.len(),
+        chosen.len(),
+        request.shard.map_or(String::new(), |s| format!(
+            ", shard {s} of them: {}",
+            (0..chosen.len()).filter(|&k| in_shard(k)).count()
+        )),
+        request.config.name,
+        request.seeds,
+        request.instrs,
+        request.steered,
+        request.budget_seconds
+    );
+    if request.list {
+        for (k, m) in chosen.iter().enumerate() {
+            if in_shard(k) {
+                say!("{}  {}", m.id(), m.describe());
+            }
+        }
+        return Ok(MutationEnd::Listed);
+    }
+    let header = MutateHeader {
+        format: MUTATE_FORMAT.into(),
+        version: 1,
+        identity: MutationIdentity {
+            config: request.config.name.to_string(),
+            seeds: request.seeds,
+            steered: request.steered,
+            instrs: request.instrs,
+            budget_seconds: request.budget_seconds,
+            selection: request.selection.clone(),
+            sites: sites.len(),
+        },
+        mutants: chosen.iter().map(|m| m.id()).collect(),
+        shard: request.shard,
+        runs: Vec::new(),
+    };
+    // This shard's mutants, in the run's order.
+    let shard_ids: Vec<String> = chosen
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| in_shard(*k))
+        .map(|(_, m)| m.id())
+        .collect();
+    // Watched from before the directory is written, so that a signal
+    // never finds the run half set up.
+    let stop = Arc::new(AtomicBool::new(false));
+    super::watch_for_stop_signals(&stop)?;
+    let mut store: Option<RunStore<MutateHeader, MutantRecord>> = match &request.out {
+        Some(dir) => Some(RunStore::open(dir, header.clone(), request.resume)?),
+        None => None,
+    };
+    let prior = store.as_ref().map_or(Vec::new(), |s| s.prior.clone());
+    let done: HashSet<&str> = prior.iter().map(|r| r.id.as_str()).collect();
+    let to_run: Vec<mutate::Mutant> = chosen
+        .iter()
+        .filter(|m| shard_ids.contains(&m.id()) && !done.contains(m.id().as_str()))
+        .cloned()
+        .collect();
+    if !prior.is_empty() {
+        say!(
+            "resuming: {} mutants recorded, {} to run",
+            prior.len(),
+            to_run.len()
+        );
+    }
+    let options = MutateOptions {
+        config: request.config,
+        seeds: request.seeds,
+        first_seed: 1,
+        steered: request.steered,
+        instrs: request.instrs,
+        budget: Duration::from_secs(request.budget_seconds),
+        work_dir: request.work.clone(),
+        root: root.clone(),
+    };
+    let builder = Builder::new(root, &request.work, options.config)?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let use_schema = match request.builds {
+        Builds::Schema => !to_run.is_empty(),
+        Builds::Alone => false,
+        Builds::Auto => to_run.len() >= SCHEMA_FROM,
+    };
+    let schema = if use_schema {
+        let begin = Instant::now();
+        let built = builder.schema(&sites, &|line| say!("{line}"))?;
+        say!(
+            "mutant schema: {} of {} sites guarded, {} built alone; {} in {:.0} s ({})",
+            sites.len() - built.schema.unguarded.len(),
+            sites.len(),
+            built.schema.unguarded.len(),
+            if built.cached {
+                "found in the build cache"
+            } else {
+                "built"
+            },
+            begin.elapsed().as_secs_f64(),
+            built.so.display()
+        );
+        Some(built)
+    } else {
+        None
+    };
+    let selector_of: HashMap<String, u32> = sites
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (m.id(), mutate::schema::selector_of(k)))
+        .collect();
+    let started = Instant::now();
+    let total = to_run.len();
+    let queue = Mutex::new(to_run.into_iter().enumerate());
+    let results = Mutex::new(Vec::new());
+    let journal_error = Mutex::new(None::<String>);
+    std::thread::scope(|scope| {
+        for _ in 0..request.jobs.max(1) {
+            scope.spawn(|| loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((n, m)) = next else { break };
+                // None: the child was stopped from outside; no result.
+                let guarded = schema.as_ref().and_then(|b| {
+                    let k = selector_of[&m.id()];
+                    (!b.schema.unguarded.contains_key(&k)).then_some((b.so.as_path(), k))
+                });
+                let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe, guarded) else {
+                    continue;
+                };
+                r.equivalent = equivalent.get(&m.id()).cloned();
+                let extra = match &r.verdict {
+                    Verdict::Killed {
+                        seed, seconds, by, ..
+                    } => {
+                        format!("by {by} at seed {seed} after {seconds:.2} s")
+                    }
+                    Verdict::NotCompiling { stage, .. } => format!("({stage})"),
+                    _ if r.equivalent.is_some() => "(listed as equivalent)".into(),
+                    _ => String::new(),
+                };
+                let record = MutantRecord::of(&r);
+                if let Some(store) = &store {
+                    if let Err(e) = store.append(&record) {
+                        journal_error
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(e);
+                    }
+                }
+                say!(
+                    "[{}/{total}] {:<13} {}  {extra}",
+                    n + 1,
+                    r.verdict.name(),
+                    m.describe()
+                );
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(record);
+            });
+        }
+    });
+    let interrupted = stop.load(Ordering::SeqCst);
+    let new_records = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let recorded_now = new_records.len() as u64;
+    let mut records = prior;
+    records.extend(new_records);
+    // The equivalent list as it is now, also for records of earlier runs.
+    for r in &mut records {
+        r.equivalent = equivalent.get(&r.id).cloned();
+    }
+    let mut report = MutateReport::new(&header, records, &shard_ids);
+    report.shard = header.shard.map(|s| s.to_string());
+    report.interrupted = interrupted;
+    say!("{}", report.text(&request.equivalent.display().to_string()));
+    let header_identity = header.identity.clone();
+    let header = match &mut store {
+        Some(store) => {
+            let ended = if interrupted {
+                RunEnded::Interrupted
+            } else {
+                RunEnded::Complete
+            };
+            store.finish(started.elapsed().as_secs_f64(), recorded_now, ended)?;
+            store.header.clone()
+        }
+        None => header,
+    };
+    if let Some(path) = &request.json {
+        let mut doc = serde_json::to_value(&report).expect("reports serialise");
+        doc["sites"] = sites.len().into();
+        let text = serde_json::to_string_pretty(&doc).expect("reports serialise");
+        super::write_file(path, text + "\n")?;
+    }
+    if let Some(path) = &request.report {
+        let inputs = crate::report::Inputs {
+            mutation: Some(crate::report::MutationPart {
+                report: report.clone(),
+                header: Some(header),
+                cluster: None,
+            }),
+            ..Default::default()
+        };
+        super::write_report(path, &inputs)?;
+    }
+    if let Some(e) = journal_error
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+    {
+        return Err(format!("the results could not all be recorded: {e}"));
+    }
+    Ok(if interrupted {
+        eprintln!(
+            "pccx-cosim: mutate interrupted; the report holds the mutants that finished{}",
+            request.out.as_ref().map_or(String::new(), |dir| format!(
+                "; `{}` continues it",
+                identity::command(&Rerun::Mutation {
+                    identity: &header_identity,
+                    shard: request.shard,
+                    dir,
+                })
+            ))
+        );
+        MutationEnd::Interrupted
+    } else if request.require_all_killed && !report.all_killed() {
+        MutationEnd::Survived
+    } else {
+        MutationEnd::Done
+    })
+}
