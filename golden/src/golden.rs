@@ -4,6 +4,7 @@
 //! completely when it is latched gives the architectural state, every
 //! instruction's writes and every error code; it has no notion of time.
 
+use crate::engine::Engine;
 use crate::exec;
 use crate::isa::{self, Decoded};
 use crate::model::{
@@ -122,7 +123,7 @@ impl Golden {
         let latch = self
             .timing
             .as_mut()
-            .map(|t| t.latch_cycle(legal.map(timing::engine_of)));
+            .map(|t| t.latch_cycle(legal.map(Engine::of_instr)));
         self.state.record(Event::Latch {
             seq,
             word,

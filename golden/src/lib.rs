@@ -2,6 +2,7 @@
 //! instruction footprints, and a sequential reference interpreter behind the
 //! [`model::NpuModel`] interface.
 pub mod asm;
+pub mod engine;
 pub mod exec;
 pub mod footprint;
 pub mod golden;
@@ -14,6 +15,7 @@ pub mod tables;
 pub mod timing;
 pub mod word;
 
+pub use engine::{Engine, PerEngine};
 pub use golden::{Golden, GoldenConfig};
 pub use streams::WeightSource;
 pub use tables::Tables;

@@ -9,6 +9,7 @@
 //! engine's previous instruction), and its latch only on the host's schedule
 //! and on when older instructions of its engine left the FIFO.
 
+use crate::engine::{Engine, PerEngine};
 use crate::exec::mat::{check_shape, MatEngine, MatShape};
 use crate::footprint::{conflicts, Footprint};
 use crate::isa::{Cvo, CvoFunc, Instr, MemRoute};
@@ -35,14 +36,6 @@ pub struct TimingParams {
 /// Cycles one AXI-Lite access takes that does not latch an instruction
 /// (write to 0x00, 0x08, an unmapped offset; any read): accept, respond.
 pub const REG_ACCESS_CYCLES: u64 = 2;
-
-/// The engine of a legal instruction (the numbering of the RTL's
-/// `pccx_pkg::ENG_*`, which is the opcode).
-pub fn engine_of(instr: &Instr) -> usize {
-    instr.opcode().bits() as usize
-}
-
-const NUM_ENGINES: usize = 5;
 
 /// Cycles an engine is busy between its start cycle S and its retire cycle
 /// R, less one: R = S + 1 + busy (docs/timing.md, "Engines"). An
@@ -210,7 +203,7 @@ pub struct Prediction {
 #[derive(Clone, Debug)]
 struct Record {
     seq: u32,
-    engine: Option<usize>,
+    engine: Option<Engine>,
     latch: u64,
     start: Option<u64>,
     retire: u64,
@@ -244,7 +237,7 @@ pub struct Timeline {
     /// new latch (retire cycle not yet behind the host's clock).
     live: Vec<usize>,
     /// The first cycle each engine is idle again.
-    engine_free: [u64; NUM_ENGINES],
+    engine_free: PerEngine<u64>,
     /// (clock edge at which a clear of ERR takes effect, first sequence
     /// number whose errors count after it).
     clears: Vec<(u64, u32)>,
@@ -260,7 +253,7 @@ impl Timeline {
             clock: 0,
             records: Vec::new(),
             live: Vec::new(),
-            engine_free: [0; NUM_ENGINES],
+            engine_free: PerEngine::default(),
             clears: Vec::new(),
             last_fifo_wait: 0,
         }
@@ -292,7 +285,7 @@ impl Timeline {
     /// The write to 0x04 of an instruction for `engine` (`None`: an illegal
     /// word): returns the latch cycle and advances the host's clock past the
     /// write response. [`Timeline::schedule`] must follow.
-    pub fn latch_cycle(&mut self, engine: Option<usize>) -> u64 {
+    pub fn latch_cycle(&mut self, engine: Option<Engine>) -> u64 {
         let accepted = self.clock;
         self.live.retain(|&i| self.records[i].retire >= accepted);
         // The slave holds the word from the cycle after acceptance until
@@ -308,7 +301,7 @@ impl Timeline {
 
     /// The start and retire of the instruction latched in `latch`.
     pub fn schedule(&mut self, latch: u64, item: Latched<'_>) -> Prediction {
-        let engine = item.instr.map(engine_of);
+        let engine = item.instr.map(Engine::of_instr);
         let prediction = match engine {
             None => Prediction {
                 latch,
@@ -360,7 +353,7 @@ impl Timeline {
     /// The first cycle >= `from` in which engine `e`'s FIFO is not full:
     /// an entry occupies the FIFO from the cycle after its latch until its
     /// start (it is popped at the start edge).
-    fn first_cycle_with_room(&self, e: usize, from: u64) -> u64 {
+    fn first_cycle_with_room(&self, e: Engine, from: u64) -> u64 {
         let mut starts: Vec<u64> = self
             .live
             .iter()

@@ -9,16 +9,27 @@
 //! every instruction it executes; its counts accumulate over every case it
 //! is reset for, so a campaign's reference gives the campaign's coverage.
 //!
+//! Every bin has a typed [`BinKey`], and its name is rendered from the key:
+//! the sampler hits keys and the steering matches on them, so only people
+//! and coverage files read names.
+//!
 //! A bin the RTL cannot reach yet can be listed as *excluded*: shown, never
 //! counted as a hole (CVO's routes were, while CVO was a placeholder; none
 //! is now).
 
+mod key;
 mod probe;
 pub mod rtl;
 
+pub use key::{
+    direction, BinKey, CvoFlag, CvoShape, End, HazardKind, Illegal, Resource, Route, ShapeReason,
+    MEMCPY_ROUTES,
+};
 pub use probe::Probe;
 
-use pccx_golden::isa::CvoFunc;
+use pccx_golden::isa::{CvoFunc, MemRoute};
+use pccx_golden::model::{ErrorCode, ShapeTable};
+use pccx_golden::Engine;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -65,94 +76,29 @@ impl Group {
 /// One bin of the catalogue.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bin {
+    /// What it counts; code matches on this.
+    pub key: BinKey,
+    /// `key`'s group.
     pub group: Group,
+    /// `key`'s name, for reports and files.
     pub name: String,
     /// Why the bin cannot be hit yet; such a bin is never a hole.
     pub excluded: Option<&'static str>,
 }
 
-/// The engine names, in engine (opcode) order.
-pub const ENGINES: [&str; 5] = ["GEMV", "GEMM", "MEM", "MEMSET", "CVO"];
-
-/// The MEMCPY directions as bin names use them.
-pub const DIRECTIONS: [&str; 3] = ["host->l2", "l2->host", "l2->l2"];
-
-/// The resources a hazard can be on.
-pub const RESOURCES: [&str; 4] = ["l2", "host", "table", "e_max"];
-
-/// Hazard kinds.
-pub const HAZARDS: [&str; 3] = ["RAW", "WAR", "WAW"];
-
-/// SHAPE reasons of GEMV (GEMM has all but `m!=1`), in the order they are
-/// classified: the first that holds names the bin.
-pub const SHAPE_REASONS: [&str; 5] = ["zero-dim", "k-mismatch", "m!=1", "over-l1", "over-acc"];
-
-/// Route bins: (name, excluded).
-const ROUTES: [(&str, Option<&str>); 9] = [
-    ("0x01 host->l2 (memcpy)", None),
-    ("0x10 l2->host (memcpy)", None),
-    ("l2->l2 (memcpy)", None),
-    ("0x12 l2->l1 (gemm fill)", None),
-    ("0x13 l2->l1 (gemv fill)", None),
-    ("0x21 gemm->l2 (result)", None),
-    ("0x31 gemv->l2 (result)", None),
-    ("0x14 l2->cvo", None),
-    ("0x41 cvo->l2", None),
+/// The route bins, each with why it is excluded, if it is (the place to
+/// exclude a route the RTL cannot take yet).
+const ROUTES: [(Route, Option<&str>); 9] = [
+    (Route::MemcpyHostToL2, None),
+    (Route::MemcpyL2ToHost, None),
+    (Route::MemcpyL2ToL2, None),
+    (Route::GemmFill, None),
+    (Route::GemvFill, None),
+    (Route::GemmResult, None),
+    (Route::GemvResult, None),
+    (Route::L2ToCvo, None),
+    (Route::CvoToL2, None),
 ];
-
-/// CVO operand shapes (`cvo len=0`, ...): the lengths that end on and off
-/// a word boundary, and the walk direction the overlap rule picks
-/// (docs/cvo.md section 1).
-pub const CVO_SHAPES: [&str; 5] = [
-    "len=0",
-    "len ends mid-word",
-    "len whole words",
-    "dst <= src (ascending)",
-    "dst > src (descending)",
-];
-
-/// `gemv findemax=1 accm=0 w_scale=1`.
-pub fn mat_flags_bin(op: &str, findemax: bool, accm: bool, w_scale: bool) -> String {
-    format!(
-        "{op} findemax={} accm={} w_scale={}",
-        u8::from(findemax),
-        u8::from(accm),
-        u8::from(w_scale)
-    )
-}
-
-/// `memcpy l2->host async`.
-pub fn memcpy_bin(direction: &str, async_: bool) -> String {
-    format!(
-        "memcpy {direction} {}",
-        if async_ { "async" } else { "sync" }
-    )
-}
-
-/// `cvo exp sync`, `cvo gelu sub_emax`, `cvo scale recip_scale`.
-pub fn cvo_bin(func: CvoFunc, what: &str) -> String {
-    format!("cvo {} {what}", func.name())
-}
-
-/// `RAW l2`, `WAW e_max`.
-pub fn hazard_bin(kind: &str, resource: &str) -> String {
-    format!("{kind} {resource}")
-}
-
-/// `barrier memcpy waits for older`.
-pub fn barrier_waits_bin(op: &str) -> String {
-    format!("barrier {op} waits for older")
-}
-
-/// `younger waits for cvo barrier`.
-pub fn behind_barrier_bin(op: &str) -> String {
-    format!("younger waits for {op} barrier")
-}
-
-/// `SHAPE gemm over-acc`.
-pub fn shape_bin(op: &str, reason: &str) -> String {
-    format!("SHAPE {op} {reason}")
-}
 
 /// The whole catalogue, in report order.
 pub fn catalogue() -> &'static [Bin] {
@@ -162,96 +108,100 @@ pub fn catalogue() -> &'static [Bin] {
 
 fn build_catalogue() -> Vec<Bin> {
     let mut bins = Vec::new();
-    let mut add = |group: Group, name: String, excluded: Option<&'static str>| {
+    let mut add = |key: BinKey, excluded: Option<&'static str>| {
         bins.push(Bin {
-            group,
-            name,
+            key,
+            group: key.group(),
+            name: key.name(),
             excluded,
         })
     };
     let bools = [false, true];
-    for op in ["gemv", "gemm"] {
-        for f in bools {
-            for a in bools {
-                for w in bools {
-                    add(Group::Flags, mat_flags_bin(op, f, a, w), None);
+    for engine in [Engine::Gemv, Engine::Gemm] {
+        for findemax in bools {
+            for accm in bools {
+                for w_scale in bools {
+                    let flags = BinKey::MatFlags {
+                        engine,
+                        findemax,
+                        accm,
+                        w_scale,
+                    };
+                    add(flags, None);
                 }
             }
         }
     }
-    for d in DIRECTIONS {
-        for a in bools {
-            add(Group::Flags, memcpy_bin(d, a), None);
+    for route in MEMCPY_ROUTES {
+        for async_ in bools {
+            add(BinKey::MemcpyMode { route, async_ }, None);
         }
     }
-    add(Group::Flags, "memset fmap".into(), None);
-    add(Group::Flags, "memset weight".into(), None);
+    for table in ShapeTable::ALL {
+        add(BinKey::MemsetTable(table), None);
+    }
     for func in CvoFunc::ALL {
-        for what in ["sync", "async", "sub_emax", "accm"] {
-            add(Group::Flags, cvo_bin(func, what), None);
+        for flag in CvoFlag::EVERY_FUNCTION {
+            add(BinKey::CvoFlag(func, flag), None);
         }
         if func == CvoFunc::Scale {
-            add(Group::Flags, cvo_bin(func, "recip_scale"), None);
+            add(BinKey::CvoFlag(func, CvoFlag::RecipScale), None);
         }
     }
-    for what in CVO_SHAPES {
-        add(Group::Flags, format!("cvo {what}"), None);
+    for shape in CvoShape::ALL {
+        add(BinKey::CvoShape(shape), None);
     }
-    for (name, excluded) in ROUTES {
-        add(Group::Routes, name.into(), excluded);
+    for (route, excluded) in ROUTES {
+        add(BinKey::Route(route), excluded);
     }
-    for name in [
-        "ILLEGAL_OPCODE",
-        "ILLEGAL_FUNC cvo",
-        "ILLEGAL_DEST_CACHE memset",
-        "ILLEGAL_DIRECTION memcpy",
-    ] {
-        add(Group::Errors, name.into(), None);
+    for reason in Illegal::ALL {
+        add(BinKey::Illegal(reason), None);
     }
-    for op in ["gemv", "gemm"] {
-        for reason in SHAPE_REASONS {
-            if op == "gemm" && reason == "m!=1" {
+    for engine in [Engine::Gemv, Engine::Gemm] {
+        for reason in ShapeReason::ALL {
+            if engine == Engine::Gemm && reason == ShapeReason::MNotOne {
                 continue;
             }
-            add(Group::Errors, shape_bin(op, reason), None);
+            add(BinKey::Shape(engine, reason), None);
         }
     }
-    for name in [
-        "L2_RANGE memcpy host->l2 dest",
-        "L2_RANGE memcpy l2->host src",
-        "L2_RANGE memcpy l2->l2 src",
-        "L2_RANGE memcpy l2->l2 dest",
-        "L2_RANGE gemv src",
-        "L2_RANGE gemv dest",
-        "L2_RANGE gemm src",
-        "L2_RANGE gemm dest",
-        "HOST_RANGE memcpy host->l2 src",
-        "HOST_RANGE memcpy l2->host dest",
-        "L2_RANGE cvo src",
-        "L2_RANGE cvo dest",
-        "OK gemv",
-        "OK gemm",
-        "OK memcpy",
-        "OK memset",
-        "OK cvo",
+    let memcpy_range = |code, route, end| BinKey::MemcpyRange { code, route, end };
+    let (l2, host) = (ErrorCode::L2Range, ErrorCode::HostRange);
+    for key in [
+        memcpy_range(l2, MemRoute::HostToL2, End::Dest),
+        memcpy_range(l2, MemRoute::L2ToHost, End::Src),
+        memcpy_range(l2, MemRoute::L2ToL2, End::Src),
+        memcpy_range(l2, MemRoute::L2ToL2, End::Dest),
+        BinKey::L2Range(Engine::Gemv, End::Src),
+        BinKey::L2Range(Engine::Gemv, End::Dest),
+        BinKey::L2Range(Engine::Gemm, End::Src),
+        BinKey::L2Range(Engine::Gemm, End::Dest),
+        memcpy_range(host, MemRoute::HostToL2, End::Src),
+        memcpy_range(host, MemRoute::L2ToHost, End::Dest),
+        BinKey::L2Range(Engine::Cvo, End::Src),
+        BinKey::L2Range(Engine::Cvo, End::Dest),
     ] {
-        add(Group::Errors, name.into(), None);
+        add(key, None);
     }
-    for resource in RESOURCES {
-        for kind in HAZARDS {
-            add(Group::Hazards, hazard_bin(kind, resource), None);
+    for engine in Engine::ALL {
+        add(BinKey::Ok(engine), None);
+    }
+    for resource in Resource::ALL {
+        for kind in HazardKind::ALL {
+            add(BinKey::Hazard(kind, resource), None);
         }
     }
-    for op in ["memcpy", "cvo"] {
-        add(Group::Hazards, barrier_waits_bin(op), None);
-        add(Group::Hazards, behind_barrier_bin(op), None);
+    for engine in [Engine::Mem, Engine::Cvo] {
+        add(BinKey::BarrierWaits(engine), None);
+        add(BinKey::BehindBarrier(engine), None);
     }
-    for engine in ENGINES {
-        add(Group::FifoFull, engine.into(), None);
+    for engine in Engine::ALL {
+        add(BinKey::FifoFull(engine), None);
     }
     bins
 }
 
+/// The catalogue index of the bin `group: name` (as files name bins).
 fn index_of(group: Group, name: &str) -> Option<usize> {
     static INDEX: OnceLock<HashMap<(Group, String), usize>> = OnceLock::new();
     INDEX
@@ -263,6 +213,22 @@ fn index_of(group: Group, name: &str) -> Option<usize> {
                 .collect()
         })
         .get(&(group, name.to_string()))
+        .copied()
+}
+
+/// The catalogue index of the bin with `key`; `None` if the catalogue has
+/// no such bin.
+pub fn index_of_key(key: BinKey) -> Option<usize> {
+    static INDEX: OnceLock<HashMap<BinKey, usize>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            catalogue()
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.key, i))
+                .collect()
+        })
+        .get(&key)
         .copied()
 }
 
@@ -313,16 +279,16 @@ impl Coverage {
         }
     }
 
-    /// Counts one hit. The names come from this module's functions, so an
-    /// unknown one is a bug here (caught by the tests); it is ignored.
-    pub fn hit(&mut self, group: Group, name: &str) {
-        match index_of(group, name) {
+    /// Counts one hit. A key the catalogue has no bin for is a bug of the
+    /// sampler (caught by the tests); it is ignored.
+    pub fn hit(&mut self, key: BinKey) {
+        match index_of_key(key) {
             Some(i) => {
                 self.counts[i] += 1;
                 let case = self.case_number.unwrap_or(self.cases.max(1));
                 self.first_case[i].get_or_insert(case);
             }
-            None => debug_assert!(false, "no {} bin `{name}`", group.name()),
+            None => debug_assert!(false, "no bin for {key:?}"),
         }
     }
 
@@ -331,9 +297,15 @@ impl Coverage {
         &self.counts
     }
 
-    /// Hits of one bin; `None` if the catalogue has no such bin.
+    /// Hits of the bin `group: name`; `None` if the catalogue has no such
+    /// bin.
     pub fn count(&self, group: Group, name: &str) -> Option<u64> {
         index_of(group, name).map(|i| self.counts[i])
+    }
+
+    /// Hits of the bin with `key`; `None` if the catalogue has no such bin.
+    pub fn count_of(&self, key: BinKey) -> Option<u64> {
+        index_of_key(key).map(|i| self.counts[i])
     }
 
     /// The case (counted from 1) that first hit the bin.
@@ -634,13 +606,85 @@ mod tests {
                 "{}",
                 b.name
             );
-            assert!(index_of(b.group, &b.name).is_some());
+            assert_eq!(index_of(b.group, &b.name), index_of_key(b.key));
+            assert!(index_of_key(b.key).is_some(), "{}", b.name);
         }
         assert_eq!(index_of(Group::Flags, "no such bin"), None);
+        assert_eq!(
+            index_of_key(BinKey::Shape(Engine::Gemm, ShapeReason::MNotOne)),
+            None
+        );
         // 16 GEMV/GEMM, 6 MEMCPY, 2 MEMSET, 33 CVO flags + 5 CVO shapes.
         let flags = bins.iter().filter(|b| b.group == Group::Flags).count();
         assert_eq!(flags, 16 + 6 + 2 + 8 * 4 + 1 + 5);
         assert_eq!(bins.len(), 122, "docs/coverage.md counts 122 bins");
+    }
+
+    /// Names are what files and reports hold: one of each kind of key,
+    /// rendered as coverage files have always named them.
+    #[test]
+    fn keys_render_the_names_files_hold() {
+        let names = [
+            (
+                BinKey::MatFlags {
+                    engine: Engine::Gemm,
+                    findemax: true,
+                    accm: false,
+                    w_scale: true,
+                },
+                "gemm findemax=1 accm=0 w_scale=1",
+            ),
+            (
+                BinKey::MemcpyMode {
+                    route: MemRoute::L2ToHost,
+                    async_: true,
+                },
+                "memcpy l2->host async",
+            ),
+            (BinKey::MemsetTable(ShapeTable::Weight), "memset weight"),
+            (
+                BinKey::CvoFlag(CvoFunc::ReduceSum, CvoFlag::SubEmax),
+                "cvo reduce_sum sub_emax",
+            ),
+            (
+                BinKey::CvoShape(CvoShape::Descending),
+                "cvo dst > src (descending)",
+            ),
+            (BinKey::Route(Route::GemvFill), "0x13 l2->l1 (gemv fill)"),
+            (
+                BinKey::Illegal(Illegal::DestCache),
+                "ILLEGAL_DEST_CACHE memset",
+            ),
+            (
+                BinKey::Shape(Engine::Gemv, ShapeReason::MNotOne),
+                "SHAPE gemv m!=1",
+            ),
+            (
+                BinKey::MemcpyRange {
+                    code: ErrorCode::HostRange,
+                    route: MemRoute::HostToL2,
+                    end: End::Src,
+                },
+                "HOST_RANGE memcpy host->l2 src",
+            ),
+            (BinKey::L2Range(Engine::Cvo, End::Dest), "L2_RANGE cvo dest"),
+            (BinKey::Ok(Engine::Mem), "OK memcpy"),
+            (BinKey::Hazard(HazardKind::War, Resource::EMax), "WAR e_max"),
+            (
+                BinKey::BarrierWaits(Engine::Mem),
+                "barrier memcpy waits for older",
+            ),
+            (
+                BinKey::BehindBarrier(Engine::Cvo),
+                "younger waits for cvo barrier",
+            ),
+            (BinKey::FifoFull(Engine::Mem), "MEM"),
+        ];
+        for (key, name) in names {
+            assert_eq!(key.name(), name);
+            let bin = &catalogue()[index_of_key(key).expect(name)];
+            assert_eq!((bin.key, bin.name.as_str()), (key, name));
+        }
     }
 
     #[test]
@@ -650,13 +694,14 @@ mod tests {
         let excluded = catalogue().iter().filter(|b| b.excluded.is_some()).count();
         assert_eq!(excluded, 0);
         assert_eq!(c.holes().len(), all - excluded);
-        c.hit(Group::Routes, "0x01 host->l2 (memcpy)");
-        c.hit(Group::FifoFull, "MEM");
+        c.hit(BinKey::Route(Route::MemcpyHostToL2));
+        c.hit(BinKey::FifoFull(Engine::Mem));
         assert_eq!(c.holes().len(), all - excluded - 2);
         let mut d = Coverage::new();
-        d.hit(Group::FifoFull, "MEM");
+        d.hit(BinKey::FifoFull(Engine::Mem));
         d.merge(&c);
         assert_eq!(d.count(Group::FifoFull, "MEM"), Some(2));
+        assert_eq!(d.count_of(BinKey::FifoFull(Engine::Mem)), Some(2));
         assert_eq!(d.totals(), (2, all - excluded));
         let text = d.text();
         assert!(text.contains("functional coverage: 2/"), "{text}");

@@ -8,23 +8,23 @@
 //! exactly what the bare reference would report.
 
 use super::{
-    barrier_waits_bin, behind_barrier_bin, cvo_bin, hazard_bin, mat_flags_bin, memcpy_bin,
-    shape_bin, Coverage, Group, DIRECTIONS, ENGINES,
+    BinKey, Coverage, CvoFlag, CvoShape, End, HazardKind, Illegal, Resource, Route, ShapeReason,
 };
 use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_L1_WORDS};
 use pccx_golden::footprint::{footprint, Footprint, Range};
 use pccx_golden::golden::Golden;
-use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute, Memcpy};
+use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute};
 use pccx_golden::model::{
     reg, AxiResp, ErrorCode, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, HOST_WORDS,
 };
 use pccx_golden::tables::{memcpy_words, Tables};
+use pccx_golden::Engine;
 
 /// An older legal instruction that may still be in flight.
 struct Flight {
     retire: u64,
     footprint: Footprint,
-    op: &'static str,
+    engine: Engine,
 }
 
 /// The golden reference, sampling functional coverage of everything it
@@ -93,7 +93,7 @@ impl Probe {
         };
         let instr = match isa::decode(word) {
             Decoded::Illegal { reason, .. } => {
-                c.hit(Group::Errors, illegal_bin(reason));
+                c.hit(BinKey::Illegal(illegal_kind(reason)));
                 return;
             }
             Decoded::Legal(instr) => instr,
@@ -106,61 +106,41 @@ impl Probe {
             return;
         };
         let fp = footprint(&instr, tables);
-        let op = op_name(&instr);
+        let engine = Engine::of_instr(&instr);
         // In flight at the latch edge: retiring after the latch cycle
         // (docs/timing.md). Latch cycles only grow, so the rest never
         // matters again.
         self.in_flight.retain(|f| f.retire > latch);
         if fp.barrier && !self.in_flight.is_empty() {
-            c.hit(Group::Hazards, &barrier_waits_bin(op));
+            c.hit(BinKey::BarrierWaits(engine));
         }
         for older in &self.in_flight {
             if older.footprint.barrier {
-                c.hit(Group::Hazards, &behind_barrier_bin(older.op));
+                c.hit(BinKey::BehindBarrier(older.engine));
             }
             for (kind, resource) in hazards(&older.footprint, &fp) {
-                c.hit(Group::Hazards, &hazard_bin(kind, resource));
+                c.hit(BinKey::Hazard(kind, resource));
             }
         }
         self.in_flight.push(Flight {
             retire,
             footprint: fp,
-            op,
+            engine,
         });
         let waited = self.inner.timeline().and_then(|t| t.fifo_wait(seq));
         if waited.is_some_and(|w| w > 0) {
-            c.hit(Group::FifoFull, ENGINES[usize::from(instr.opcode().bits())]);
+            c.hit(BinKey::FifoFull(engine));
         }
     }
 }
 
-fn op_name(instr: &Instr) -> &'static str {
-    match instr {
-        Instr::Gemv(_) => "gemv",
-        Instr::Gemm(_) => "gemm",
-        Instr::Memcpy(_) => "memcpy",
-        Instr::Memset(_) => "memset",
-        Instr::Cvo(_) => "cvo",
-    }
-}
-
-fn illegal_bin(reason: IllegalReason) -> &'static str {
+fn illegal_kind(reason: IllegalReason) -> Illegal {
     match reason {
-        IllegalReason::Opcode(_) => "ILLEGAL_OPCODE",
-        IllegalReason::CvoFunc(_) => "ILLEGAL_FUNC cvo",
-        IllegalReason::DestCache(_) => "ILLEGAL_DEST_CACHE memset",
-        IllegalReason::Direction => "ILLEGAL_DIRECTION memcpy",
+        IllegalReason::Opcode(_) => Illegal::Opcode,
+        IllegalReason::CvoFunc(_) => Illegal::CvoFunc,
+        IllegalReason::DestCache(_) => Illegal::DestCache,
+        IllegalReason::Direction => Illegal::Direction,
     }
-}
-
-fn direction(m: &Memcpy) -> (MemRoute, &'static str) {
-    let route = m.route();
-    let name = match route {
-        MemRoute::HostToL2 => DIRECTIONS[0],
-        MemRoute::L2ToHost => DIRECTIONS[1],
-        MemRoute::L2ToL2 => DIRECTIONS[2],
-    };
-    (route, name)
 }
 
 /// The flag, route and error bins of one legal instruction that retired
@@ -178,56 +158,63 @@ fn sample_instr(
     match instr {
         Instr::Gemv(m) | Instr::Gemm(m) => {
             let gemv = matches!(instr, Instr::Gemv(_));
-            let op = if gemv { "gemv" } else { "gemm" };
+            let engine = Engine::of_instr(instr);
             match code {
                 ErrorCode::Ok => {
-                    c.hit(
-                        Group::Flags,
-                        &mat_flags_bin(op, m.findemax(), m.accm(), m.w_scale()),
-                    );
+                    c.hit(BinKey::MatFlags {
+                        engine,
+                        findemax: m.findemax(),
+                        accm: m.accm(),
+                        w_scale: m.w_scale(),
+                    });
                     let (fill, result) = if gemv {
-                        ("0x13 l2->l1 (gemv fill)", "0x31 gemv->l2 (result)")
+                        (Route::GemvFill, Route::GemvResult)
                     } else {
-                        ("0x12 l2->l1 (gemm fill)", "0x21 gemm->l2 (result)")
+                        (Route::GemmFill, Route::GemmResult)
                     };
-                    c.hit(Group::Routes, fill);
+                    c.hit(BinKey::Route(fill));
                     if l2_writes > 0 {
-                        c.hit(Group::Routes, result);
+                        c.hit(BinKey::Route(result));
                     }
-                    c.hit(Group::Errors, &format!("OK {op}"));
+                    c.hit(BinKey::Ok(engine));
                 }
-                ErrorCode::Shape => {
-                    c.hit(Group::Errors, &shape_bin(op, shape_reason(gemv, m, tables)))
-                }
+                ErrorCode::Shape => c.hit(BinKey::Shape(engine, shape_reason(gemv, m, tables))),
                 ErrorCode::L2Range => {
-                    let engine = if gemv {
+                    let mat = if gemv {
                         MatEngine::Gemv
                     } else {
                         MatEngine::Gemm
                     };
                     // A range error means the shape passed.
-                    if let Ok(shape) = check_shape(engine, m, tables) {
+                    if let Ok(shape) = check_shape(mat, m, tables) {
                         let src_end = u64::from(m.src_addr) + shape.act_words();
-                        let which = if src_end > l2_words { "src" } else { "dest" };
-                        c.hit(Group::Errors, &format!("L2_RANGE {op} {which}"));
+                        let end = if src_end > l2_words {
+                            End::Src
+                        } else {
+                            End::Dest
+                        };
+                        c.hit(BinKey::L2Range(engine, end));
                     }
                 }
                 _ => {}
             }
         }
         Instr::Memcpy(m) => {
-            let (route, dir) = direction(m);
+            let route = m.route();
             match code {
                 ErrorCode::Ok => {
-                    c.hit(Group::Flags, &memcpy_bin(dir, m.async_));
-                    c.hit(Group::Errors, "OK memcpy");
+                    c.hit(BinKey::MemcpyMode {
+                        route,
+                        async_: m.async_,
+                    });
+                    c.hit(BinKey::Ok(Engine::Mem));
                     let moved = match route {
-                        MemRoute::HostToL2 => (l2_writes > 0).then_some("0x01 host->l2 (memcpy)"),
-                        MemRoute::L2ToHost => (host_writes > 0).then_some("0x10 l2->host (memcpy)"),
-                        MemRoute::L2ToL2 => (l2_writes > 0).then_some("l2->l2 (memcpy)"),
+                        MemRoute::HostToL2 => (l2_writes > 0).then_some(Route::MemcpyHostToL2),
+                        MemRoute::L2ToHost => (host_writes > 0).then_some(Route::MemcpyL2ToHost),
+                        MemRoute::L2ToL2 => (l2_writes > 0).then_some(Route::MemcpyL2ToL2),
                     };
-                    if let Some(name) = moved {
-                        c.hit(Group::Routes, name);
+                    if let Some(moved) = moved {
+                        c.hit(BinKey::Route(moved));
                     }
                 }
                 ErrorCode::L2Range | ErrorCode::HostRange => {
@@ -237,23 +224,16 @@ fn sample_instr(
                         _ => l2_words,
                     };
                     let src_bad = u64::from(m.src_addr) + len > src_size;
-                    let which = if src_bad { "src" } else { "dest" };
-                    c.hit(
-                        Group::Errors,
-                        &format!("{} memcpy {dir} {which}", code.name()),
-                    );
+                    let end = if src_bad { End::Src } else { End::Dest };
+                    c.hit(BinKey::MemcpyRange { code, route, end });
                 }
                 _ => {}
             }
         }
         Instr::Memset(m) => {
             if ok {
-                let name = match m.dest_cache {
-                    ShapeTable::Fmap => "memset fmap",
-                    ShapeTable::Weight => "memset weight",
-                };
-                c.hit(Group::Flags, name);
-                c.hit(Group::Errors, "OK memset");
+                c.hit(BinKey::MemsetTable(m.dest_cache));
+                c.hit(BinKey::Ok(Engine::Memset));
             }
         }
         Instr::Cvo(v) => {
@@ -261,52 +241,55 @@ fn sample_instr(
             let vector_base = u64::from(v.src_addr) + u64::from(v.func == CvoFunc::Scale);
             if code == ErrorCode::Ok {
                 let f = v.func;
-                c.hit(Group::Errors, "OK cvo");
+                c.hit(BinKey::Ok(Engine::Cvo));
                 let shape = match v.length % 8 {
-                    _ if v.length == 0 => "cvo len=0",
-                    0 => "cvo len whole words",
-                    _ => "cvo len ends mid-word",
+                    _ if v.length == 0 => CvoShape::LenZero,
+                    0 => CvoShape::LenWholeWords,
+                    _ => CvoShape::LenEndsMidWord,
                 };
-                c.hit(Group::Flags, shape);
+                c.hit(BinKey::CvoShape(shape));
                 if v.length != 0 {
-                    c.hit(Group::Routes, "0x14 l2->cvo");
-                    c.hit(
-                        Group::Flags,
-                        if u64::from(v.dst_addr) <= vector_base {
-                            "cvo dst <= src (ascending)"
-                        } else {
-                            "cvo dst > src (descending)"
-                        },
-                    );
+                    c.hit(BinKey::Route(Route::L2ToCvo));
+                    c.hit(BinKey::CvoShape(if u64::from(v.dst_addr) <= vector_base {
+                        CvoShape::Ascending
+                    } else {
+                        CvoShape::Descending
+                    }));
                 }
                 if l2_writes > 0 {
-                    c.hit(Group::Routes, "0x41 cvo->l2");
+                    c.hit(BinKey::Route(Route::CvoToL2));
                 }
-                c.hit(
-                    Group::Flags,
-                    &cvo_bin(f, if v.async_ { "async" } else { "sync" }),
-                );
+                let mode = if v.async_ {
+                    CvoFlag::Async
+                } else {
+                    CvoFlag::Sync
+                };
+                c.hit(BinKey::CvoFlag(f, mode));
                 if v.sub_emax() {
-                    c.hit(Group::Flags, &cvo_bin(f, "sub_emax"));
+                    c.hit(BinKey::CvoFlag(f, CvoFlag::SubEmax));
                 }
                 if v.accm() {
-                    c.hit(Group::Flags, &cvo_bin(f, "accm"));
+                    c.hit(BinKey::CvoFlag(f, CvoFlag::Accm));
                 }
                 if f == CvoFunc::Scale && v.recip_scale() {
-                    c.hit(Group::Flags, &cvo_bin(f, "recip_scale"));
+                    c.hit(BinKey::CvoFlag(f, CvoFlag::RecipScale));
                 }
             }
             if code == ErrorCode::L2Range {
                 let src_end = vector_base + words;
-                let which = if src_end > l2_words { "src" } else { "dest" };
-                c.hit(Group::Errors, &format!("L2_RANGE cvo {which}"));
+                let end = if src_end > l2_words {
+                    End::Src
+                } else {
+                    End::Dest
+                };
+                c.hit(BinKey::L2Range(Engine::Cvo, end));
             }
         }
     }
 }
 
-/// Which check of SHAPE failed, in the order of `super::SHAPE_REASONS`.
-fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> &'static str {
+/// Which check of SHAPE failed, in the order of [`ShapeReason::ALL`].
+fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> ShapeReason {
     let f: ShapeEntry = tables.get(ShapeTable::Fmap, op.shape_ptr_addr);
     let w: ShapeEntry = tables.get(ShapeTable::Weight, op.size_ptr_addr);
     let (m, k, k2, n) = (
@@ -316,15 +299,15 @@ fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> &'static str {
         u64::from(w.b),
     );
     if m == 0 || k == 0 || k2 == 0 || n == 0 {
-        "zero-dim"
+        ShapeReason::ZeroDim
     } else if k != k2 {
-        "k-mismatch"
+        ShapeReason::KMismatch
     } else if gemv && m != 1 {
-        "m!=1"
+        ShapeReason::MNotOne
     } else if m * k.div_ceil(16) > MAT_L1_WORDS {
-        "over-l1"
+        ShapeReason::OverL1
     } else {
-        "over-acc"
+        ShapeReason::OverAcc
     }
 }
 
@@ -335,28 +318,30 @@ fn overlap(a: &Option<Range>, b: &Option<Range>) -> bool {
 /// The (kind, resource) hazards of `younger` on `older` (docs/semantics.md
 /// section 8): RAW, the older writes what the younger reads; WAR, the
 /// older reads what the younger writes; WAW, both write it.
-pub(crate) fn hazards(older: &Footprint, younger: &Footprint) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn hazards(older: &Footprint, younger: &Footprint) -> Vec<(HazardKind, Resource)> {
     let (o, y) = (older, younger);
     let in_reads = |entry: &Option<(ShapeTable, u8)>, reads: &[(ShapeTable, u8)]| {
         entry.is_some_and(|e| reads.contains(&e))
     };
+    use HazardKind::{Raw, War, Waw};
+    use Resource::{EMax, Host, Table, L2};
     let found = [
-        ("RAW", "l2", overlap(&o.l2_write, &y.l2_read)),
-        ("WAR", "l2", overlap(&o.l2_read, &y.l2_write)),
-        ("WAW", "l2", overlap(&o.l2_write, &y.l2_write)),
-        ("RAW", "host", overlap(&o.host_write, &y.host_read)),
-        ("WAR", "host", overlap(&o.host_read, &y.host_write)),
-        ("WAW", "host", overlap(&o.host_write, &y.host_write)),
-        ("RAW", "table", in_reads(&o.table_write, &y.table_reads)),
-        ("WAR", "table", in_reads(&y.table_write, &o.table_reads)),
+        (Raw, L2, overlap(&o.l2_write, &y.l2_read)),
+        (War, L2, overlap(&o.l2_read, &y.l2_write)),
+        (Waw, L2, overlap(&o.l2_write, &y.l2_write)),
+        (Raw, Host, overlap(&o.host_write, &y.host_read)),
+        (War, Host, overlap(&o.host_read, &y.host_write)),
+        (Waw, Host, overlap(&o.host_write, &y.host_write)),
+        (Raw, Table, in_reads(&o.table_write, &y.table_reads)),
+        (War, Table, in_reads(&y.table_write, &o.table_reads)),
         (
-            "WAW",
-            "table",
+            Waw,
+            Table,
             o.table_write.is_some() && o.table_write == y.table_write,
         ),
-        ("RAW", "e_max", o.emax_write && y.emax_read),
-        ("WAR", "e_max", o.emax_read && y.emax_write),
-        ("WAW", "e_max", o.emax_write && y.emax_write),
+        (Raw, EMax, o.emax_write && y.emax_read),
+        (War, EMax, o.emax_read && y.emax_write),
+        (Waw, EMax, o.emax_write && y.emax_write),
     ];
     found
         .into_iter()

@@ -11,6 +11,7 @@ use crate::stimulus::{GenOptions, TestCase};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
 use pccx_golden::model::{ModelError, NpuModel};
+use pccx_golden::PerEngine;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -149,8 +150,8 @@ pub struct SeedResult {
     pub mismatch: Option<Mismatch>,
     /// A model failed at this seed, or it ran out of time.
     pub failure: Option<ModelFailure>,
-    /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO).
-    pub engine_busy: [u64; 5],
+    /// Busy cycles per engine.
+    pub engine_busy: PerEngine<u64>,
     /// Latch-to-retire cycles of the DUT's instructions, per engine.
     pub retire_latency: RetireLatency,
     /// The repro and the shrunk program written for a mismatch.
@@ -213,14 +214,11 @@ pub struct Summary {
     pub cycles: Option<u64>,
     pub wall: Duration,
     pub stopped: Option<InfraError>,
-    /// Busy cycles per engine (GEMV, GEMM, MEM, MEMSET, CVO), summed.
-    pub engine_busy: [u64; 5],
+    /// Busy cycles per engine, summed.
+    pub engine_busy: PerEngine<u64>,
     /// Latch-to-retire cycles per engine, over every seed.
     pub retire_latency: RetireLatency,
 }
-
-/// Engine names in `engine_busy` order.
-pub const ENGINE_NAMES: [&str; 5] = ["GEMV", "GEMM", "MEM", "MEMSET", "CVO"];
 
 impl Summary {
     /// The summary of a campaign in which no seed ran (`stopped` says why,
@@ -236,7 +234,7 @@ impl Summary {
             cycles: None,
             wall: Duration::ZERO,
             stopped,
-            engine_busy: [0; 5],
+            engine_busy: PerEngine::default(),
             retire_latency: RetireLatency::default(),
         }
     }
@@ -811,12 +809,10 @@ impl Tally {
             count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Error(_))));
         let timeouts =
             count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Timeout(_))));
-        let mut engine_busy = [0u64; 5];
+        let mut engine_busy = PerEngine::default();
         let mut retire_latency = RetireLatency::default();
         for r in &results {
-            for (total, busy) in engine_busy.iter_mut().zip(r.engine_busy) {
-                *total += busy;
-            }
+            engine_busy += r.engine_busy;
             retire_latency.merge(&r.retire_latency);
         }
         let summary = Summary {
@@ -887,7 +883,7 @@ mod tests {
                 dut_model: "rtl".into(),
             }),
             failure: None,
-            engine_busy: [0; 5],
+            engine_busy: PerEngine::default(),
             retire_latency: Default::default(),
             artefacts: Artefacts::default(),
         }

@@ -404,7 +404,7 @@ mod tests {
             instructions: 3,
             cycles: Some(10),
             wall_seconds: 0.5,
-            engine_busy: [1, 2, 3, 4, 5],
+            engine_busy: [1, 2, 3, 4, 5].into(),
             retire_latency: Default::default(),
             mismatch: None,
             signature: None,

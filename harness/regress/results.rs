@@ -3,12 +3,11 @@
 //! the `--json` file, its summary and signature groups, made from a list of
 //! them (docs/harness.md, "Campaign JSON"; docs/scale-out.md).
 
-use super::campaign::{
-    CampaignReport, InfraError, ModelFailure, SeedResult, Summary, ENGINE_NAMES,
-};
+use super::campaign::{CampaignReport, InfraError, ModelFailure, SeedResult, Summary};
 use crate::scoreboard::{MismatchRecord, RetireLatency};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::{Signature, SignatureRecord};
+use pccx_golden::{Engine, PerEngine};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -71,9 +70,9 @@ pub struct SeedRecord {
     pub instructions: u32,
     pub cycles: Option<u64>,
     pub wall_seconds: f64,
-    /// Busy cycles per engine, in [`ENGINE_NAMES`] order.
+    /// Busy cycles per engine, in [`Engine::ALL`] order.
     #[serde(default)]
-    pub engine_busy: [u64; 5],
+    pub engine_busy: PerEngine<u64>,
     /// Latch-to-retire cycles per engine, in power-of-two buckets
     /// ([`RetireLatency`]); absent when the DUT reports no cycles.
     #[serde(default, skip_serializing_if = "RetireLatency::is_empty")]
@@ -325,7 +324,7 @@ impl SeedRecord {
             instructions: 0,
             cycles: None,
             wall_seconds: 0.0,
-            engine_busy: [0; 5],
+            engine_busy: PerEngine::default(),
             retire_latency: RetireLatency::default(),
             mismatch: None,
             signature: None,
@@ -423,12 +422,10 @@ impl SummaryRecord {
         stopped: Option<StoppedRecord>,
     ) -> SummaryRecord {
         let count = |v: SeedVerdict| records.iter().filter(|r| r.verdict == v).count() as u64;
-        let mut busy = [0u64; 5];
+        let mut busy = PerEngine::default();
         let mut retire_latency = RetireLatency::default();
         for r in records {
-            for (total, b) in busy.iter_mut().zip(r.engine_busy) {
-                *total += b;
-            }
+            busy += r.engine_busy;
             retire_latency.merge(&r.retire_latency);
         }
         let cycles = records.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b);
@@ -476,10 +473,11 @@ impl SummaryRecord {
             self.seeds, self.matched, self.mismatched, self.instructions, self.wall_seconds,
         );
         if let Some(cycles) = self.cycles.filter(|&c| c > 0) {
-            let shares: Vec<String> = ENGINE_NAMES
+            let shares: Vec<String> = Engine::ALL
                 .iter()
-                .map(|name| {
-                    let busy = self.engine_busy_cycles.get(*name).copied().unwrap_or(0);
+                .map(|engine| {
+                    let name = engine.name();
+                    let busy = self.engine_busy_cycles.get(name).copied().unwrap_or(0);
                     format!("{name} {:.1}%", 100.0 * busy as f64 / cycles as f64)
                 })
                 .collect();
@@ -502,10 +500,8 @@ fn rate(cycles: Option<u64>, secs: f64) -> Option<f64> {
     cycles.map(|c| if secs > 0.0 { c as f64 / secs } else { 0.0 })
 }
 
-fn busy_by_name(busy: [u64; 5]) -> BTreeMap<String, u64> {
-    ENGINE_NAMES
-        .iter()
-        .zip(busy)
-        .map(|(n, b)| (n.to_string(), b))
+fn busy_by_name(busy: PerEngine<u64>) -> BTreeMap<String, u64> {
+    busy.iter()
+        .map(|(engine, &b)| (engine.name().to_string(), b))
         .collect()
 }

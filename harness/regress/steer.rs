@@ -10,11 +10,11 @@
 //!
 //! - **aimed at holes**: a fresh program of up to four segments, each from
 //!   a generator profile that makes one hole's kind of event frequent (a
-//!   bin's group and name say which: the opcode for a flag or route bin,
-//!   illegal words for a decoder error, bad shapes for SHAPE, edge operands
-//!   for a range error, bursts without gaps for hazards and full FIFOs),
-//!   as long as a plain program in all; the distinct profiles of the holes
-//!   are taken in turn;
+//!   bin's typed key says which, never its name: the engine for a flag or
+//!   route bin, illegal words for a decoder error, bad shapes for SHAPE,
+//!   edge operands for a range error, bursts without gaps for hazards and
+//!   full FIFOs), as long as a plain program in all; the distinct profiles
+//!   of the holes are taken in turn;
 //! - **a mutant of the corpus**: the programs that reached a functional bin
 //!   or an RTL point no earlier program had, spliced, with fields edited,
 //!   flooded (every FIFO full), or squeezed (no gaps), parents drawn in
@@ -25,12 +25,13 @@
 //! by backdoor before their program, and an eighth run with stalled I/O
 //! (unless the campaign fixed a timing mode), checked for order.
 
-use crate::coverage::{catalogue, Group};
+use crate::coverage::{catalogue, BinKey, CvoFlag, End, Group, HazardKind, Resource, ShapeReason};
 use crate::stimulus::mutate::{self, Mutation};
 use crate::stimulus::{GenOptions, OpWeights, Rng, TestCase};
 use pccx_golden::asm::{Item, Program};
-use pccx_golden::isa::{self, CvoFunc, Decoded, Instr};
+use pccx_golden::isa::{self, Decoded, Instr, MemRoute};
 use pccx_golden::model::ShapeTable;
+use pccx_golden::Engine;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -435,46 +436,79 @@ fn pick<'a>(corpus: &'a [(Arc<Program>, u64)], rng: &mut Rng) -> &'a Program {
     &corpus[corpus.len() - 1].0
 }
 
-/// Whether [`pin_segment`] can make a segment hit bin `hole`: a flag bin
-/// (the instructions' fields) or a SHAPE reason (the shapes a MAT op reads).
-fn pins(hole: usize) -> bool {
-    let bin = &catalogue()[hole];
-    match bin.group {
-        Group::Flags => pin_instr(&bin.name, &mut None),
-        Group::Errors => shape_for(&bin.name).is_some() || pin_instr(&bin.name, &mut None),
-        Group::FifoFull => true,
-        Group::Hazards => matches!(
-            bin.name.as_str(),
-            "WAW table" | "WAR table" | "RAW host" | "WAR host" | "WAW host"
-        ),
-        _ => false,
+/// How a segment is made to hit a bin beyond its profile's mix
+/// (docs/coverage.md, "Steering").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Aim {
+    /// Every instruction of the bin's engine given the bin's fields
+    /// ([`pin_fields`]).
+    Fields,
+    /// The first two MAT ops of the engine preceded by MEMSETs of the
+    /// entries they read, with shapes that fail for the reason first.
+    Shape(Engine, ShapeReason),
+    /// The engine's first instruction repeated until its FIFO is full.
+    Flood(Engine),
+    /// Two MEMSETs of the table entry a MAT op reads, right behind it.
+    TableHazard,
+    /// A MEMCPY followed by one on the same host words.
+    HostHazard(HazardKind),
+}
+
+/// How [`pin_segment`] aims a segment at the bin with `key`; `None` for a
+/// bin only its profile's mix goes for.
+fn aim(key: BinKey) -> Option<Aim> {
+    match key {
+        BinKey::MatFlags { .. }
+        | BinKey::MemcpyMode { .. }
+        | BinKey::MemsetTable(_)
+        | BinKey::CvoFlag(..)
+        | BinKey::MemcpyRange { .. }
+        | BinKey::L2Range(..) => Some(Aim::Fields),
+        BinKey::Shape(engine, reason) => Some(Aim::Shape(engine, reason)),
+        BinKey::FifoFull(engine) => Some(Aim::Flood(engine)),
+        BinKey::Hazard(HazardKind::War | HazardKind::Waw, Resource::Table) => {
+            Some(Aim::TableHazard)
+        }
+        BinKey::Hazard(kind, Resource::Host) => Some(Aim::HostHazard(kind)),
+        BinKey::CvoShape(_)
+        | BinKey::Route(_)
+        | BinKey::Illegal(_)
+        | BinKey::Ok(_)
+        | BinKey::Hazard(..)
+        | BinKey::BarrierWaits(_)
+        | BinKey::BehindBarrier(_) => None,
     }
 }
 
-/// A segment made to hit bin `bin`: each instruction's fields set to a flag
-/// bin's, or, for a SHAPE reason, the first two MAT ops of the bin's opcode
-/// preceded by MEMSETs of the entries they read with shapes that fail for
-/// that reason first (docs/coverage.md, "Steering").
+/// Whether [`pin_segment`] can make a segment hit bin `hole`.
+fn pins(hole: usize) -> bool {
+    aim(catalogue()[hole].key).is_some()
+}
+
+/// A segment made to hit bin `bin` as [`aim`] says.
 fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
-    let name = &catalogue()[bin].name;
-    if catalogue()[bin].group == Group::FifoFull {
-        return fifo_flood(name, items, fifo_depth);
-    }
-    if matches!(name.as_str(), "WAW table" | "WAR table") {
-        return table_hazard(items);
-    }
-    if let Some(kind) = name.strip_suffix(" host") {
-        return host_hazard(kind, items);
-    }
-    let Some((op, [m, k, k2, n])) = shape_for(name) else {
-        return items
+    let key = catalogue()[bin].key;
+    match aim(key) {
+        Some(Aim::Fields) => items
             .into_iter()
             .map(|item| match item {
-                Item::Instr(word) => Item::Instr(pin(bin, word)),
+                Item::Instr(word) => Item::Instr(pin(key, word)),
                 item => item,
             })
-            .collect();
-    };
+            .collect(),
+        Some(Aim::Shape(engine, reason)) => fail_shape(engine, reason, items),
+        Some(Aim::Flood(engine)) => fifo_flood(engine, items, fifo_depth),
+        Some(Aim::TableHazard) => table_hazard(items),
+        Some(Aim::HostHazard(kind)) => host_hazard(kind, items),
+        None => items,
+    }
+}
+
+/// A segment whose first two MAT ops of `engine` are preceded by MEMSETs of
+/// the entries they read, with shapes that fail the SHAPE check for
+/// `reason` first.
+fn fail_shape(engine: Engine, reason: ShapeReason, items: Vec<Item>) -> Vec<Item> {
+    let [m, k, k2, n] = failing_shape(engine, reason);
     let memset = |table, index, a, b| {
         Item::Instr(
             Instr::Memset(isa::Memset {
@@ -492,15 +526,13 @@ fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
     let mut pinned = 0;
     for item in items {
         if let (Item::Instr(word), true) = (item, pinned < 2) {
-            let mat = match (op, isa::decode(word)) {
-                ("gemv", Decoded::Legal(Instr::Gemv(mat))) => Some(mat),
-                ("gemm", Decoded::Legal(Instr::Gemm(mat))) => Some(mat),
-                _ => None,
-            };
-            if let Some(mat) = mat {
-                out.push(memset(ShapeTable::Fmap, mat.shape_ptr_addr, m, k));
-                out.push(memset(ShapeTable::Weight, mat.size_ptr_addr, k2, n));
-                pinned += 1;
+            if let Decoded::Legal(instr @ (Instr::Gemv(mat) | Instr::Gemm(mat))) = isa::decode(word)
+            {
+                if Engine::of_instr(&instr) == engine {
+                    out.push(memset(ShapeTable::Fmap, mat.shape_ptr_addr, m, k));
+                    out.push(memset(ShapeTable::Weight, mat.size_ptr_addr, k2, n));
+                    pinned += 1;
+                }
             }
         }
         out.push(item);
@@ -508,21 +540,17 @@ fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
     out
 }
 
-/// A segment whose first instruction of engine `engine` (`GEMV`, `MEM`,
-/// ...) comes FIFO-depth + 1 more times right after it: the engine busy
-/// with the first, its FIFO full behind it, the last latch waiting.
-fn fifo_flood(engine: &str, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
+/// A segment whose first instruction of `engine` comes FIFO-depth + 1 more
+/// times right after it: the engine busy with the first, its FIFO full
+/// behind it, the last latch waiting.
+fn fifo_flood(engine: Engine, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
     let mut out = Vec::with_capacity(items.len() + fifo_depth as usize + 1);
     let mut done = false;
     for item in items {
         out.push(item);
         if let (Item::Instr(word), false) = (item, done) {
             if let Decoded::Legal(instr) = isa::decode(word) {
-                let name = match instr.opcode().name() {
-                    "MEMCPY" => "MEM",
-                    other => other,
-                };
-                if name == engine {
+                if Engine::of_instr(&instr) == engine {
                     out.extend((0..=fifo_depth).map(|_| Item::Instr(word)));
                     done = true;
                 }
@@ -560,14 +588,13 @@ fn table_hazard(items: Vec<Item>) -> Vec<Item> {
 }
 
 /// A segment whose first MEMCPY of the right direction is followed, back to
-/// back, by one that touches the same host words: for `RAW`, an L2 -> host
-/// copy and the host -> L2 copy back; for `WAR`, a host -> L2 copy and the
-/// L2 -> host copy over its source; for `WAW`, an L2 -> host copy twice.
-fn host_hazard(kind: &str, items: Vec<Item>) -> Vec<Item> {
-    let older = if kind == "WAR" {
-        "host->l2"
-    } else {
-        "l2->host"
+/// back, by one that touches the same host words: for RAW, an L2 -> host
+/// copy and the host -> L2 copy back; for WAR, a host -> L2 copy and the
+/// L2 -> host copy over its source; for WAW, an L2 -> host copy twice.
+fn host_hazard(kind: HazardKind, items: Vec<Item>) -> Vec<Item> {
+    let older = match kind {
+        HazardKind::War => MemRoute::HostToL2,
+        HazardKind::Raw | HazardKind::Waw => MemRoute::L2ToHost,
     };
     let mut out = Vec::with_capacity(items.len() + 1);
     let mut done = false;
@@ -575,12 +602,12 @@ fn host_hazard(kind: &str, items: Vec<Item>) -> Vec<Item> {
         out.push(item);
         if let (Item::Instr(word), false) = (item, done) {
             if let Decoded::Legal(Instr::Memcpy(m)) = isa::decode(word) {
-                if memcpy_direction(&m) == older {
+                if m.try_route() == Some(older) {
                     let younger = match kind {
-                        "WAW" => m,
+                        HazardKind::Waw => m,
                         // The other direction, the two addresses swapped:
                         // each stays on its own side.
-                        _ => isa::Memcpy {
+                        HazardKind::Raw | HazardKind::War => isa::Memcpy {
                             from_device: m.to_device,
                             to_device: m.from_device,
                             src_addr: m.dest_addr,
@@ -597,189 +624,136 @@ fn host_hazard(kind: &str, items: Vec<Item>) -> Vec<Item> {
     out
 }
 
-/// For a `SHAPE <op> <reason>` bin, the opcode and a shape (M, K, K', N)
-/// that fails the shape check for that reason first (zero dimension, K
-/// mismatch, M != 1 on a GEMV, past L1: M * ceil(K/16) > 2048, past the
-/// accumulators: M * ceil(N/8) > 512).
-fn shape_for(name: &str) -> Option<(&'static str, [u16; 4])> {
-    let words: Vec<&str> = name.split(' ').collect();
-    let ["SHAPE", op, reason] = words.as_slice() else {
-        return None;
-    };
-    let op: &'static str = match *op {
-        "gemv" => "gemv",
-        "gemm" => "gemm",
-        _ => return None,
-    };
-    let m = if op == "gemv" { 1 } else { 2 };
-    let shape = match *reason {
-        "zero-dim" => [m, 0, 0, 8],
-        "k-mismatch" => [m, 16, 17, 8],
-        "m!=1" => [2, 16, 16, 8],
-        "over-l1" => [m, 32800, 32800, 8],
-        "over-acc" => [m, 16, 16, 4100],
-        _ => return None,
-    };
-    Some((op, shape))
+/// A shape (M, K, K', N) for a MAT op of `engine` that fails the shape
+/// check for `reason` first (zero dimension, K mismatch, M != 1 on a GEMV,
+/// past L1: M * ceil(K/16) > 2048, past the accumulators:
+/// M * ceil(N/8) > 512).
+fn failing_shape(engine: Engine, reason: ShapeReason) -> [u16; 4] {
+    let m = if engine == Engine::Gemv { 1 } else { 2 };
+    match reason {
+        ShapeReason::ZeroDim => [m, 0, 0, 8],
+        ShapeReason::KMismatch => [m, 16, 17, 8],
+        ShapeReason::MNotOne => [2, 16, 16, 8],
+        ShapeReason::OverL1 => [m, 32800, 32800, 8],
+        ShapeReason::OverAcc => [m, 16, 16, 4100],
+    }
 }
 
-/// `word` with the fields flag bin `bin` names, if it is an instruction of
-/// the bin's opcode (a MEMCPY only in the bin's direction): a GEMV's three
-/// flags, a MEMCPY's `async`, a MEMSET's table, a CVO's function and the
-/// flag or `async` the bin names. Anything else is left as it is.
-fn pin(bin: usize, word: u64) -> u64 {
+/// `word` with the fields of the bin with `key`, if it is a legal
+/// instruction the bin is about ([`pin_fields`]); anything else as it is.
+fn pin(key: BinKey, word: u64) -> u64 {
     match isa::decode(word) {
-        Decoded::Legal(instr) => {
-            let mut instr = Some(instr);
-            pin_instr(&catalogue()[bin].name, &mut instr);
-            instr.map_or(word, |i| i.encode())
+        Decoded::Legal(mut instr) => {
+            pin_fields(key, &mut instr);
+            instr.encode()
         }
         _ => word,
     }
 }
 
-/// Sets `instr`'s fields to bin `name`'s; with `None`, whether it could.
-fn pin_instr(name: &str, instr: &mut Option<Instr>) -> bool {
+/// Sets `instr`'s fields to the bin's, if it is an instruction of the
+/// bin's engine (a MEMCPY only along the bin's route): a GEMV's or GEMM's
+/// three flags, a MEMCPY's `async`, a MEMSET's table, a CVO's function and
+/// the flag or `async` the bin names, or the operand a range error is
+/// about, at the last address the 17-bit field holds. Anything else is left
+/// as it is.
+fn pin_fields(key: BinKey, instr: &mut Instr) {
     use pccx_golden::isa::layout::{cvo as cvo_bits, mat as mat_bits};
-    let words: Vec<&str> = name.split(' ').collect();
-    let on = |w: &str| w.ends_with("=1");
-    match words.as_slice() {
-        [op @ ("gemv" | "gemm"), f, a, w] => {
-            let ours = instr
-                .as_ref()
-                .is_some_and(|i| i.opcode().name().eq_ignore_ascii_case(op));
-            if let (true, Some(Instr::Gemv(m) | Instr::Gemm(m))) = (ours, instr) {
-                {
-                    let mut flags = m.flags
-                        & !(mat_bits::FLAG_FINDEMAX | mat_bits::FLAG_ACCM | mat_bits::FLAG_W_SCALE);
-                    if on(f) {
-                        flags |= mat_bits::FLAG_FINDEMAX;
-                    }
-                    if on(a) {
-                        flags |= mat_bits::FLAG_ACCM;
-                    }
-                    if on(w) {
-                        flags |= mat_bits::FLAG_W_SCALE;
-                    }
-                    m.flags = flags;
-                }
+    // The last address the 17-bit field holds: past L2 on every
+    // configuration, and past host memory for any copy of two words or
+    // more.
+    const PAST_THE_END: u32 = 0x1_FFFF;
+    let ours = Engine::of_instr(instr);
+    match (key, instr) {
+        (
+            BinKey::MatFlags {
+                engine,
+                findemax,
+                accm,
+                w_scale,
+            },
+            Instr::Gemv(m) | Instr::Gemm(m),
+        ) if engine == ours => {
+            let mut flags =
+                m.flags & !(mat_bits::FLAG_FINDEMAX | mat_bits::FLAG_ACCM | mat_bits::FLAG_W_SCALE);
+            if findemax {
+                flags |= mat_bits::FLAG_FINDEMAX;
             }
-            true
-        }
-        ["memcpy", direction, mode @ ("sync" | "async")] => {
-            if let Some(Instr::Memcpy(m)) = instr {
-                if memcpy_direction(m) == *direction {
-                    m.async_ = *mode == "async";
-                }
+            if accm {
+                flags |= mat_bits::FLAG_ACCM;
             }
-            true
-        }
-        [_range @ ("L2_RANGE" | "HOST_RANGE"), "memcpy", direction, end @ ("src" | "dest")] => {
-            // The last address the 17-bit field holds: past L2 on every
-            // configuration, and past host memory for any copy of two words
-            // or more.
-            if let Some(Instr::Memcpy(m)) = instr {
-                if memcpy_direction(m) == *direction {
-                    match *end {
-                        "src" => m.src_addr = 0x1_FFFF,
-                        _ => m.dest_addr = 0x1_FFFF,
-                    }
-                }
+            if w_scale {
+                flags |= mat_bits::FLAG_W_SCALE;
             }
-            true
+            m.flags = flags;
         }
-        ["L2_RANGE", op @ ("gemv" | "gemm" | "cvo"), end @ ("src" | "dest")] => {
-            // The last address of the 17-bit field: past L2 everywhere.
-            let ours = instr
-                .as_ref()
-                .is_some_and(|i| i.opcode().name().eq_ignore_ascii_case(op));
-            match (ours, instr) {
-                (true, Some(Instr::Gemv(m) | Instr::Gemm(m))) => match *end {
-                    "src" => m.src_addr = 0x1_FFFF,
-                    _ => m.dest_reg = 0x1_FFFF,
-                },
-                (true, Some(Instr::Cvo(c))) => match *end {
-                    "src" => c.src_addr = 0x1_FFFF,
-                    _ => c.dst_addr = 0x1_FFFF,
-                },
-                _ => {}
+        (BinKey::MemcpyMode { route, async_ }, Instr::Memcpy(m))
+            if m.try_route() == Some(route) =>
+        {
+            m.async_ = async_;
+        }
+        (BinKey::MemcpyRange { route, end, .. }, Instr::Memcpy(m))
+            if m.try_route() == Some(route) =>
+        {
+            match end {
+                End::Src => m.src_addr = PAST_THE_END,
+                End::Dest => m.dest_addr = PAST_THE_END,
             }
-            true
         }
-        ["memset", table @ ("fmap" | "weight")] => {
-            if let Some(Instr::Memset(m)) = instr {
-                m.dest_cache = if *table == "fmap" {
-                    ShapeTable::Fmap
-                } else {
-                    ShapeTable::Weight
-                };
+        (BinKey::L2Range(engine, end), Instr::Gemv(m) | Instr::Gemm(m)) if engine == ours => {
+            match end {
+                End::Src => m.src_addr = PAST_THE_END,
+                End::Dest => m.dest_reg = PAST_THE_END,
             }
-            true
         }
-        ["cvo", func, what @ ("sync" | "async" | "sub_emax" | "accm" | "recip_scale")] => {
-            let Some(f) = CvoFunc::ALL.into_iter().find(|f| f.name() == *func) else {
-                return false;
-            };
-            if let Some(Instr::Cvo(c)) = instr {
-                c.func = f;
-                match *what {
-                    "sync" => c.async_ = false,
-                    "async" => c.async_ = true,
-                    "sub_emax" => c.flags |= cvo_bits::FLAG_SUB_EMAX,
-                    "accm" => c.flags |= cvo_bits::FLAG_ACCM,
-                    _ => c.flags |= cvo_bits::FLAG_RECIP_SCALE,
-                }
+        (BinKey::L2Range(Engine::Cvo, end), Instr::Cvo(c)) => match end {
+            End::Src => c.src_addr = PAST_THE_END,
+            End::Dest => c.dst_addr = PAST_THE_END,
+        },
+        (BinKey::MemsetTable(table), Instr::Memset(m)) => m.dest_cache = table,
+        (BinKey::CvoFlag(func, flag), Instr::Cvo(c)) => {
+            c.func = func;
+            match flag {
+                CvoFlag::Sync => c.async_ = false,
+                CvoFlag::Async => c.async_ = true,
+                CvoFlag::SubEmax => c.flags |= cvo_bits::FLAG_SUB_EMAX,
+                CvoFlag::Accm => c.flags |= cvo_bits::FLAG_ACCM,
+                CvoFlag::RecipScale => c.flags |= cvo_bits::FLAG_RECIP_SCALE,
             }
-            true
         }
-        _ => false,
-    }
-}
-
-/// A MEMCPY's direction as the coverage bins name it.
-fn memcpy_direction(m: &isa::Memcpy) -> &'static str {
-    match (m.from_device, m.to_device) {
-        (true, false) => "host->l2",
-        (false, true) => "l2->host",
-        _ => "l2->l2",
+        _ => {}
     }
 }
 
 /// The generator options that make bin `hole`'s kind of event frequent.
 fn profile_for(base: &GenOptions, hole: usize) -> GenOptions {
-    let bin = &catalogue()[hole];
-    let name = bin.name.as_str();
+    let key = catalogue()[hole].key;
     let mut g = base.clone();
-    let op = |g: &mut GenOptions, which: &str| {
-        let w = |k: &str| if k == which { 100 } else { 8 };
-        g.weights = OpWeights {
-            memset: if which == "memset" { 100 } else { 20 },
-            memcpy: w("memcpy"),
-            gemv: w("gemv"),
-            gemm: w("gemm"),
-            cvo: w("cvo"),
-        };
+    // The engine's instructions frequent, MEMSETs (which the others' shapes
+    // need) less so, the rest rare.
+    let op = |g: &mut GenOptions, which: Engine| {
+        g.weights = OpWeights::from_fn(|e| match e {
+            _ if e == which => 100,
+            Engine::Memset => 20,
+            _ => 8,
+        });
     };
-    let opcode = ["gemv", "gemm", "memcpy", "memset", "cvo"]
-        .into_iter()
-        .find(|o| name.to_ascii_lowercase().contains(o));
-    match bin.group {
+    match key.group() {
         Group::Flags | Group::Routes => {
-            op(&mut g, opcode.unwrap_or("memcpy"));
+            op(&mut g, key.engine().unwrap_or(Engine::Mem));
             g.illegal_pct = 1;
             g.range_err_pct = 2;
             g.mat_shape_err_pct = 2;
         }
         Group::Errors => {
-            if let Some(o) = opcode {
-                op(&mut g, o);
+            if let Some(engine) = key.engine() {
+                op(&mut g, engine);
             }
-            if name.starts_with("ILLEGAL") {
-                g.illegal_pct = 50;
-            } else if name.starts_with("SHAPE") {
-                g.mat_shape_err_pct = 100;
-            } else if name.contains("RANGE") {
-                g.range_err_pct = 100;
+            match key {
+                BinKey::Illegal(_) => g.illegal_pct = 50,
+                BinKey::Shape(..) => g.mat_shape_err_pct = 100,
+                BinKey::MemcpyRange { .. } | BinKey::L2Range(..) => g.range_err_pct = 100,
+                _ => {}
             }
         }
         Group::Hazards => {
@@ -790,28 +764,18 @@ fn profile_for(base: &GenOptions, hole: usize) -> GenOptions {
             g.idle_pct = 0;
             g.long_copy_pct = 50;
             // The instructions that touch the hazard's resource.
-            let by_resource = if name.ends_with("table") {
-                Some("memset")
-            } else if name.ends_with("e_max") {
-                Some("gemv")
-            } else if name.ends_with("host") {
-                Some("memcpy")
-            } else {
-                None
+            let by_resource = match key {
+                BinKey::Hazard(_, Resource::Table) => Some(Engine::Memset),
+                BinKey::Hazard(_, Resource::EMax) => Some(Engine::Gemv),
+                BinKey::Hazard(_, Resource::Host) => Some(Engine::Mem),
+                _ => None,
             };
-            if let Some(o) = opcode.or(by_resource) {
-                op(&mut g, o);
+            if let Some(engine) = key.engine().or(by_resource) {
+                op(&mut g, engine);
             }
         }
         Group::FifoFull => {
-            let engine = match name {
-                "GEMV" => "gemv",
-                "GEMM" => "gemm",
-                "MEM" => "memcpy",
-                "MEMSET" => "memset",
-                _ => "cvo",
-            };
-            op(&mut g, engine);
+            op(&mut g, key.engine().unwrap_or(Engine::Cvo));
             g.burst_pct = 100;
             g.idle_pct = 0;
         }
@@ -911,10 +875,10 @@ mod tests {
         let gemm = Instr::Gemm(op);
         let mut pinned = 0;
         for (i, bin) in catalogue().iter().enumerate() {
-            let Some((opcode, _)) = shape_for(&bin.name) else {
+            let BinKey::Shape(engine, _) = bin.key else {
                 continue;
             };
-            let word = if opcode == "gemv" { gemv } else { gemm }.encode();
+            let word = if engine == Engine::Gemv { gemv } else { gemm }.encode();
             let items = pin_segment(i, vec![Item::Instr(word)], 2);
             assert_eq!(items.len(), 3, "{}", bin.name);
             let mut probe = Probe::new(Golden::new(GoldenConfig { l2_words: 4096 }));
@@ -925,15 +889,112 @@ mod tests {
                 }
             }
             probe.drain().unwrap();
-            assert_eq!(
-                probe.coverage().count(Group::Errors, &bin.name),
-                Some(1),
-                "{}",
-                bin.name
-            );
+            assert_eq!(probe.coverage().count_of(bin.key), Some(1), "{}", bin.name);
             pinned += 1;
         }
         assert_eq!(pinned, 9, "the nine SHAPE bins");
+    }
+
+    /// The bins steering has a segment of their own for are in the
+    /// catalogue under the keys it matches on: were one gone (or keyed
+    /// otherwise), steering would silently stop going for it.
+    #[test]
+    fn the_bins_steering_aims_at_are_in_the_catalogue() {
+        let mut wanted = vec![
+            (
+                BinKey::Hazard(HazardKind::War, Resource::Table),
+                Aim::TableHazard,
+            ),
+            (
+                BinKey::Hazard(HazardKind::Waw, Resource::Table),
+                Aim::TableHazard,
+            ),
+        ];
+        for kind in HazardKind::ALL {
+            wanted.push((BinKey::Hazard(kind, Resource::Host), Aim::HostHazard(kind)));
+        }
+        for engine in Engine::ALL {
+            wanted.push((BinKey::FifoFull(engine), Aim::Flood(engine)));
+        }
+        for (engine, reasons) in [
+            (Engine::Gemv, &ShapeReason::ALL[..]),
+            (
+                Engine::Gemm,
+                &[
+                    ShapeReason::ZeroDim,
+                    ShapeReason::KMismatch,
+                    ShapeReason::OverL1,
+                    ShapeReason::OverAcc,
+                ][..],
+            ),
+        ] {
+            for &reason in reasons {
+                wanted.push((BinKey::Shape(engine, reason), Aim::Shape(engine, reason)));
+            }
+        }
+        for (key, how) in wanted {
+            assert!(
+                catalogue().iter().any(|b| b.key == key),
+                "steering aims at {key:?} ({how:?}), which the catalogue has no bin for"
+            );
+            assert_eq!(aim(key), Some(how), "{key:?}");
+        }
+        // And some bins of every kind whose fields a segment is given.
+        let fields: Vec<BinKey> = catalogue()
+            .iter()
+            .filter(|b| aim(b.key) == Some(Aim::Fields))
+            .map(|b| b.key)
+            .collect();
+        for (kind, is) in [
+            (
+                "MAT flags",
+                &(|k: &BinKey| matches!(k, BinKey::MatFlags { .. })) as &dyn Fn(&BinKey) -> bool,
+            ),
+            ("MEMCPY modes", &|k| matches!(k, BinKey::MemcpyMode { .. })),
+            ("MEMSET tables", &|k| matches!(k, BinKey::MemsetTable(_))),
+            ("CVO flags", &|k| matches!(k, BinKey::CvoFlag(..))),
+            ("MEMCPY range errors", &|k| {
+                matches!(k, BinKey::MemcpyRange { .. })
+            }),
+            ("L2 range errors", &|k| matches!(k, BinKey::L2Range(..))),
+        ] {
+            assert!(fields.iter().any(is), "no {kind} bin to pin fields for");
+        }
+    }
+
+    /// Every bin steering aims a segment at is reached by such segments:
+    /// the segment of a seed's program made from the bin's profile, aimed
+    /// at it, hits it on the golden model for one of a few seeds.
+    #[test]
+    fn every_bin_steering_aims_at_is_reached_by_its_segments() {
+        use crate::coverage::Probe;
+        use crate::env::models;
+        use crate::scoreboard::run_case;
+        let config = crate::config::by_name("tiny").expect("the tiny configuration");
+        let base = GenOptions::for_config(&config, 40);
+        let mut unreached = Vec::new();
+        for (i, bin) in catalogue().iter().enumerate() {
+            if aim(bin.key).is_none() {
+                continue;
+            }
+            let reached = (1..=8u64).any(|seed| {
+                let profile = profile_for(&base, i);
+                let program = TestCase::generate(seed, &profile).program;
+                let items = pin_segment(i, program.items, base.fifo_depth);
+                let case = TestCase::directed(seed, &base, Program { items });
+                let mut probe = Probe::new(models::reference_golden(&config));
+                let mut other = models::open_reference(&config);
+                run_case(&case, &mut probe, &mut *other).expect("the golden model runs");
+                probe.coverage().count_of(bin.key).is_some_and(|n| n > 0)
+            });
+            if !reached {
+                unreached.push(bin.name.as_str());
+            }
+        }
+        assert!(
+            unreached.is_empty(),
+            "steering's segments never reach {unreached:?}"
+        );
     }
 
     #[test]

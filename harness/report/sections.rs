@@ -5,7 +5,6 @@ use super::charts::{bucket_label, Bars, Series};
 use super::html::{command, esc, percent, table, Link};
 use super::{Baseline, CampaignPart, Cluster, Inputs, MutationPart};
 use crate::coverage::CoverageFile;
-use crate::regress::campaign::ENGINE_NAMES;
 use crate::regress::identity::{shell_word, IoMode, RunEnded};
 use crate::regress::journal::RunEntry;
 use crate::regress::merge::ranges;
@@ -13,6 +12,7 @@ use crate::regress::results::{SeedRecord, SeedVerdict};
 use crate::scoreboard::RetireLatency;
 use crate::scoreboard::TimingMode;
 use crate::tools::mutants::{summarize, KillRow, Verdict};
+use pccx_golden::{Engine, PerEngine};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -495,17 +495,13 @@ fn engines(c: &CampaignPart) -> String {
         return out
             + "<p>The DUT reported no cycles: no utilisation or latency to show.</p></section>";
     };
-    let busy: Vec<u64> = ENGINE_NAMES
-        .iter()
-        .map(|n| s.engine_busy_cycles.get(*n).copied().unwrap_or(0))
-        .collect();
+    let busy = PerEngine::from_fn(|e| s.engine_busy_cycles.get(e.name()).copied().unwrap_or(0));
     let latency = &s.retire_latency;
-    let retired: Vec<u64> = latency.0.iter().map(|b| b.iter().sum()).collect();
-    let rows: Vec<Vec<String>> = ENGINE_NAMES
-        .iter()
-        .enumerate()
-        .map(|(e, name)| {
-            let buckets = &latency.0[e];
+    let retired = PerEngine::from_fn(|e| latency.of(e).iter().sum::<u64>());
+    let rows: Vec<Vec<String>> = Engine::ALL
+        .into_iter()
+        .map(|e| {
+            let buckets = latency.of(e);
             let lo = buckets.iter().position(|&n| n > 0);
             let hi = buckets.iter().rposition(|&n| n > 0);
             let range = match (lo, hi) {
@@ -517,7 +513,7 @@ fn engines(c: &CampaignPart) -> String {
                 _ => "-".into(),
             };
             vec![
-                esc(name),
+                esc(e.name()),
                 busy[e].to_string(),
                 percent(busy[e] as f64, cycles as f64),
                 retired[e].to_string(),
@@ -536,14 +532,14 @@ fn engines(c: &CampaignPart) -> String {
         ],
         &rows,
     );
-    let names: Vec<String> = ENGINE_NAMES.iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = Engine::ALL.iter().map(|e| e.name().to_string()).collect();
     let utilisation = Bars {
         title: "Utilisation: busy cycles / simulated cycles",
         categories: names,
         series: vec![Series {
             name: "busy",
             values: busy
-                .iter()
+                .values()
                 .map(|&b| 100.0 * b as f64 / cycles as f64)
                 .collect(),
         }],
@@ -552,19 +548,18 @@ fn engines(c: &CampaignPart) -> String {
         percent: true,
         size: (520, 340),
     };
-    let buckets = latency.0.iter().map(Vec::len).max().unwrap_or(0);
+    let buckets = latency.0.values().map(Vec::len).max().unwrap_or(0);
     let latency_chart = Bars {
         title: "Retire latency (latch to retire), per engine",
         categories: (0..buckets)
             .map(|b| RetireLatency::bucket_range(b).0.to_string())
             .collect(),
-        series: ENGINE_NAMES
-            .iter()
-            .enumerate()
-            .map(|(e, name)| Series {
-                name,
+        series: Engine::ALL
+            .into_iter()
+            .map(|e| Series {
+                name: e.name(),
                 values: (0..buckets)
-                    .map(|b| latency.0[e].get(b).copied().unwrap_or(0) as f64)
+                    .map(|b| latency.of(e).get(b).copied().unwrap_or(0) as f64)
                     .collect(),
             })
             .collect(),

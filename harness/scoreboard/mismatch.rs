@@ -3,9 +3,10 @@
 //! from those at the edge and never parsed back.
 
 use crate::format::{Hex, Hex64};
-use pccx_golden::isa::{self, Decoded, Opcode};
+use pccx_golden::isa::{self, Decoded};
 use pccx_golden::model::{reg, AxiResp, ErrorCode, ShapeEntry, ShapeTable, Word};
 use pccx_golden::streams::STREAM_NAMES;
+use pccx_golden::Engine;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -799,9 +800,9 @@ impl Mismatch {
         self.word.map(pccx_golden::asm::disasm)
     }
 
-    /// The engine whose instruction it concerns.
-    pub fn engine(&self) -> Engine {
-        self.word.map_or(Engine::None, Engine::of)
+    /// The engine (or the decoder) whose instruction it concerns.
+    pub fn unit(&self) -> Unit {
+        self.word.map_or(Unit::None, Unit::of)
     }
 
     /// The mismatch as files record it: rendered, for people and for
@@ -828,47 +829,36 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// The engine an instruction goes to; the decoder retires illegal words
-/// itself; `None` when a mismatch names no instruction.
+/// Where an instruction word goes: one of the engines, or the decoder,
+/// which retires illegal words itself; `None` when a mismatch names no
+/// instruction. Ordered engines first (in [`Engine::ALL`] order), then the
+/// decoder, then `None`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Engine {
-    Gemv,
-    Gemm,
-    Mem,
-    Memset,
-    Cvo,
+pub enum Unit {
+    Engine(Engine),
     Decoder,
     None,
 }
 
-impl Engine {
-    pub fn of(word: u64) -> Engine {
+impl Unit {
+    pub fn of(word: u64) -> Unit {
         match isa::decode(word) {
-            Decoded::Legal(instr) => match instr.opcode() {
-                Opcode::Gemv => Engine::Gemv,
-                Opcode::Gemm => Engine::Gemm,
-                Opcode::Memcpy => Engine::Mem,
-                Opcode::Memset => Engine::Memset,
-                Opcode::Cvo => Engine::Cvo,
-            },
-            Decoded::Illegal { .. } => Engine::Decoder,
+            Decoded::Legal(instr) => Unit::Engine(Engine::of_instr(&instr)),
+            Decoded::Illegal { .. } => Unit::Decoder,
         }
     }
 
+    /// The engine's name, `decoder` or `none`.
     pub fn name(self) -> &'static str {
         match self {
-            Engine::Gemv => "GEMV",
-            Engine::Gemm => "GEMM",
-            Engine::Mem => "MEM",
-            Engine::Memset => "MEMSET",
-            Engine::Cvo => "CVO",
-            Engine::Decoder => "decoder",
-            Engine::None => "none",
+            Unit::Engine(engine) => engine.name(),
+            Unit::Decoder => "decoder",
+            Unit::None => "none",
         }
     }
 }
 
-impl fmt::Display for Engine {
+impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

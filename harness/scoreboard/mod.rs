@@ -16,8 +16,8 @@ mod timing;
 pub use resident::{Changes, Resident};
 
 pub use mismatch::{
-    hex_word, status_fields, CheckKind, Difference, Engine, Field, GroupDiff, Memory, Mismatch,
-    MismatchRecord, OrderReason, Side, TimedEvent,
+    hex_word, status_fields, CheckKind, Difference, Field, GroupDiff, Memory, Mismatch,
+    MismatchRecord, OrderReason, Side, TimedEvent, Unit,
 };
 
 use crate::stimulus::TestCase;
@@ -27,6 +27,7 @@ use pccx_golden::model::{
     reg, AxiResp, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
     HOST_WORDS, SHAPE_ENTRIES,
 };
+use pccx_golden::{Engine, PerEngine};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The result of one case.
@@ -37,21 +38,20 @@ pub struct Outcome {
     /// The DUT's last retire cycle (else the reference's), when reported.
     pub cycles: Option<u64>,
     pub first_mismatch: Option<Mismatch>,
-    /// Cycles each engine (GEMV, GEMM, MEM, MEMSET, CVO) spent on the DUT's
-    /// instructions, start to retire inclusive, when the DUT reports starts.
-    pub engine_busy: [u64; 5],
+    /// Cycles each engine spent on the DUT's instructions, start to retire
+    /// inclusive, when the DUT reports starts.
+    pub engine_busy: PerEngine<u64>,
     /// Latch-to-retire cycles of the DUT's instructions, per engine.
     pub retire_latency: RetireLatency,
 }
 
-/// Latch-to-retire latencies per engine (GEMV, GEMM, MEM, MEMSET, CVO), as
-/// counts in power-of-two buckets: bucket 0 holds latency 0, bucket `b`
+/// Latch-to-retire latencies per engine, as counts in power-of-two buckets: bucket 0 holds latency 0, bucket `b`
 /// latencies `2^(b-1) ..= 2^b - 1`. Trailing empty buckets are left off,
 /// so a record stays short and buckets add across seeds whatever their
 /// lengths.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
-pub struct RetireLatency(pub [Vec<u64>; 5]);
+pub struct RetireLatency(pub PerEngine<Vec<u64>>);
 
 impl RetireLatency {
     /// The bucket of a latency.
@@ -67,20 +67,24 @@ impl RetireLatency {
         }
     }
 
-    /// Counts one latency of `engine` (an opcode; others are ignored).
-    pub fn add(&mut self, engine: usize, cycles: u64) {
-        if let Some(buckets) = self.0.get_mut(engine) {
-            let b = Self::bucket(cycles);
-            if buckets.len() <= b {
-                buckets.resize(b + 1, 0);
-            }
-            buckets[b] += 1;
+    /// Counts one latency of `engine`.
+    pub fn add(&mut self, engine: Engine, cycles: u64) {
+        let buckets = &mut self.0[engine];
+        let b = Self::bucket(cycles);
+        if buckets.len() <= b {
+            buckets.resize(b + 1, 0);
         }
+        buckets[b] += 1;
+    }
+
+    /// The bucket counts of `engine` (trailing empty buckets left off).
+    pub fn of(&self, engine: Engine) -> &[u64] {
+        &self.0[engine]
     }
 
     /// Adds another histogram's counts to this one.
     pub fn merge(&mut self, other: &RetireLatency) {
-        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+        for ((_, mine), theirs) in self.0.iter_mut().zip(other.0.values()) {
             if mine.len() < theirs.len() {
                 mine.resize(theirs.len(), 0);
             }
@@ -91,7 +95,7 @@ impl RetireLatency {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|b| b.iter().all(|&n| n == 0))
+        self.0.values().all(|b| b.iter().all(|&n| n == 0))
     }
 }
 
@@ -102,7 +106,7 @@ impl Outcome {
             instructions: 0,
             cycles: None,
             first_mismatch: None,
-            engine_busy: [0; 5],
+            engine_busy: PerEngine::default(),
             retire_latency: RetireLatency::default(),
         }
     }
@@ -318,18 +322,19 @@ impl<'a> Run<'a> {
 
     fn outcome(mut self) -> Outcome {
         self.found.sort_by_key(|(rank, _)| *rank);
-        let mut engine_busy = [0u64; 5];
+        let mut engine_busy = PerEngine::<u64>::default();
         let mut retire_latency = RetireLatency::default();
         for p in self.pairs.values() {
-            let (retire, opcode) = (p.d.retire_cycle(), p.d.retires.first().map(|r| r.0));
-            if let (Some(start), Some(retire), Some(opcode)) = (p.d.start, retire, opcode) {
-                if let Some(busy) = engine_busy.get_mut(usize::from(opcode)) {
-                    *busy += retire.saturating_sub(start) + 1;
-                }
+            let retire = p.d.retire_cycle();
+            // The engine of the retired opcode; bits no opcode has count
+            // nowhere.
+            let engine = p.d.retires.first().and_then(|r| Engine::of_bits(r.0));
+            if let (Some(start), Some(retire), Some(engine)) = (p.d.start, retire, engine) {
+                engine_busy[engine] += retire.saturating_sub(start) + 1;
             }
             let latch = p.d.latch_cycles.first().copied().flatten();
-            if let (Some(latch), Some(retire), Some(opcode)) = (latch, retire, opcode) {
-                retire_latency.add(usize::from(opcode), retire.saturating_sub(latch));
+            if let (Some(latch), Some(retire), Some(engine)) = (latch, retire, engine) {
+                retire_latency.add(engine, retire.saturating_sub(latch));
             }
         }
         Outcome {

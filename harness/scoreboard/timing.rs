@@ -6,8 +6,7 @@ use super::{status_fields, CheckKind, Difference, Finding, OrderReason, Record, 
 use pccx_golden::footprint::{conflicts, footprint, Footprint};
 use pccx_golden::isa::{self, Decoded, Instr};
 use pccx_golden::model::{ShapeEntry, ShapeTable};
-use pccx_golden::timing::engine_of;
-use pccx_golden::Tables;
+use pccx_golden::{Engine, Tables};
 
 /// A timing difference and the instruction it is placed at.
 pub(super) type Found = (Option<u32>, Finding);
@@ -147,7 +146,7 @@ pub(super) fn order(
     for (n, (seq_n, instr_n, fp_n)) in legal.iter().enumerate() {
         let retire_n = cycles[*seq_n].dut[2]?;
         for (seq_x, instr_x, fp_x) in &legal[..n] {
-            let reason = if engine_of(instr_x) == engine_of(instr_n) {
+            let reason = if Engine::of_instr(instr_x) == Engine::of_instr(instr_n) {
                 OrderReason::SameEngine
             } else if fp_x.barrier {
                 OrderReason::OlderBarrier

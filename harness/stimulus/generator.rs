@@ -13,6 +13,7 @@ use pccx_golden::isa::layout::{self, Field};
 use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp, Memcpy, Memset};
 use pccx_golden::model::{reg, ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
 use pccx_golden::tables::memcpy_words;
+use pccx_golden::Engine;
 
 /// Largest value of the 17-bit address fields.
 const ADDR_MAX: u64 = (1 << 17) - 1;
@@ -49,22 +50,14 @@ struct Access {
     write: bool,
 }
 
-/// Which of the legal kinds a slot emits (index into the weight list).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Memset,
-    Memcpy,
-    Gemv,
-    Gemm,
-    Cvo,
-}
-
-const KINDS: [Kind; 5] = [
-    Kind::Memset,
-    Kind::Memcpy,
-    Kind::Gemv,
-    Kind::Gemm,
-    Kind::Cvo,
+/// The engines in the order their weights are drawn from: the draw picks
+/// an index into this list, so a seed's programs depend on it.
+const DRAW_ORDER: [Engine; 5] = [
+    Engine::Memset,
+    Engine::Mem,
+    Engine::Gemv,
+    Engine::Gemm,
+    Engine::Cvo,
 ];
 
 /// Where a GEMV/GEMM put its output, for the next one to read.
@@ -102,7 +95,7 @@ struct Generator<'a> {
     items: Vec<Item>,
     instrs: usize,
     burst_left: u32,
-    burst_kind: Option<Kind>,
+    burst_kind: Option<Engine>,
 }
 
 /// The program of `seed` under `opt`.
@@ -200,10 +193,10 @@ impl Generator<'_> {
                 _ => self.legal_kind(),
             };
             match kind {
-                Kind::Memset => self.memset(),
-                Kind::Memcpy => self.memcpy(),
-                Kind::Gemv | Kind::Gemm => self.matop(kind),
-                Kind::Cvo => self.cvo(),
+                Engine::Memset => self.memset(),
+                Engine::Mem => self.memcpy(),
+                Engine::Gemv | Engine::Gemm => self.matop(kind),
+                Engine::Cvo => self.cvo(),
             }
         };
         self.emit(word);
@@ -214,11 +207,10 @@ impl Generator<'_> {
         }
     }
 
-    fn legal_kind(&mut self) -> Kind {
+    /// The engine of the next legal instruction, drawn from the mix.
+    fn legal_kind(&mut self) -> Engine {
         let w = self.opt.weights;
-        KINDS[self
-            .rng
-            .weighted(&[w.memset, w.memcpy, w.gemv, w.gemm, w.cvo])]
+        DRAW_ORDER[self.rng.weighted(&DRAW_ORDER.map(|e| w.of(e)))]
     }
 
     fn maybe_idle(&mut self) {
@@ -845,8 +837,8 @@ impl Generator<'_> {
     /// queued after it): random flags, `parallel_lane` and reserved bits;
     /// operands overlapping recent accesses, its own source, the previous
     /// output (a chain) or a memory edge.
-    fn matop(&mut self, kind: Kind) -> u64 {
-        let gemv = kind == Kind::Gemv;
+    fn matop(&mut self, kind: Engine) -> u64 {
+        let gemv = kind == Engine::Gemv;
         let chain = self
             .last_mat
             .filter(|_| self.rng.percent(self.opt.mat_chain_pct));
@@ -922,7 +914,7 @@ impl Generator<'_> {
             }
         }
         match kind {
-            Kind::Gemv => Instr::Gemv(op),
+            Engine::Gemv => Instr::Gemv(op),
             _ => Instr::Gemm(op),
         }
         .encode()

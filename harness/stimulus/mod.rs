@@ -19,6 +19,7 @@ use crate::config::HwConfig;
 use pccx_golden::asm::Program;
 use pccx_golden::model::{ShapeEntry, ShapeTable, Word, HOST_WORDS};
 use pccx_golden::streams::WeightSource;
+use pccx_golden::Engine;
 
 /// Relative weights of the legal instruction kinds in the random mix (after
 /// the prologue). Zero leaves a kind out.
@@ -32,6 +33,28 @@ pub struct OpWeights {
 }
 
 impl OpWeights {
+    /// The weight of `engine`'s instructions.
+    pub fn of(&self, engine: Engine) -> u32 {
+        match engine {
+            Engine::Gemv => self.gemv,
+            Engine::Gemm => self.gemm,
+            Engine::Mem => self.memcpy,
+            Engine::Memset => self.memset,
+            Engine::Cvo => self.cvo,
+        }
+    }
+
+    /// The weights `weight` gives each engine.
+    pub fn from_fn(weight: impl Fn(Engine) -> u32) -> OpWeights {
+        OpWeights {
+            memset: weight(Engine::Memset),
+            memcpy: weight(Engine::Mem),
+            gemv: weight(Engine::Gemv),
+            gemm: weight(Engine::Gemm),
+            cvo: weight(Engine::Cvo),
+        }
+    }
+
     /// Slice 1: only the MEM engines had real semantics, so GEMV, GEMM and
     /// CVO were left out of random programs. The programs of a seed under
     /// these weights are the ones slice 1 generated.

@@ -15,6 +15,15 @@
 //!   that no value is more likely than another (no modulo bias).
 //!
 //! Both are pinned to the reference outputs by tests (tests/stimulus.rs).
+//!
+//! [`Rng`] also implements the traits of the `rand` ecosystem
+//! (`rand_core` 0.10: `TryRng` with no error, which makes it a
+//! `rand_core::Rng`, the trait earlier versions called `RngCore`, and
+//! `SeedableRng`), so code written against them can draw from it. They
+//! only hand on this stream: `next_u64` is the inherent one,
+//! `seed_from_u64` is [`Rng::new`].
+
+use rand_core::{Infallible, SeedableRng, TryRng};
 
 /// SplitMix64: a 64-bit counter passed through a mixing function.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,5 +169,97 @@ impl Rng {
             64 => self.next_u64(),
             _ => self.next_u64() >> (64 - bits),
         }
+    }
+}
+
+/// The `rand_core` view of the same stream: a draw of 64 bits is the
+/// inherent [`Rng::next_u64`], one of 32 bits the high half of a draw (as
+/// [`Rng::bits`] takes it), bytes the draws' little-endian bytes in order.
+impl TryRng for Rng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.bits(32) as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(Rng::next_u64(self))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        rand_core::utils::fill_bytes_via_next_word(dst, || Ok(Rng::next_u64(self)))
+    }
+}
+
+impl SeedableRng for Rng {
+    /// The state, as four little-endian words.
+    type Seed = [u8; 32];
+
+    /// The generator whose state the seed holds, as [`Rng::from_state`];
+    /// the all-zero seed, a state xoshiro never leaves, gives the generator
+    /// of `seed_from_u64(0)` instead (`from_seed` must not panic).
+    fn from_seed(seed: [u8; 32]) -> Rng {
+        let state: [u64; 4] = rand_core::utils::read_words(&seed);
+        if state == [0; 4] {
+            Rng::new(0)
+        } else {
+            Rng::from_state(state)
+        }
+    }
+
+    /// [`Rng::new`]: the state is expanded from `seed` by SplitMix64, so a
+    /// campaign's seed means the same stream through either interface.
+    fn seed_from_u64(seed: u64) -> Rng {
+        Rng::new(seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `rand_core` methods give the stream the inherent ones do, from
+    /// a seed and from an explicit state.
+    #[test]
+    fn the_rand_core_traits_give_the_inherent_stream() {
+        fn draw_u64(rng: &mut impl rand_core::Rng) -> u64 {
+            rng.next_u64()
+        }
+        fn draw_u32(rng: &mut impl rand_core::Rng) -> u32 {
+            rng.next_u32()
+        }
+        fn fill(rng: &mut impl rand_core::Rng, dst: &mut [u8]) {
+            rng.fill_bytes(dst)
+        }
+        for seed in [0, 1, 17, u64::MAX] {
+            let (mut inherent, mut traits) = (Rng::new(seed), Rng::seed_from_u64(seed));
+            assert_eq!(traits, inherent);
+            for _ in 0..64 {
+                assert_eq!(draw_u64(&mut traits), inherent.next_u64());
+                assert_eq!(u64::from(draw_u32(&mut traits)), inherent.bits(32));
+            }
+            // 20 bytes: two whole draws and the low four bytes of a third,
+            // whose high half is dropped.
+            let mut bytes = [0u8; 20];
+            fill(&mut traits, &mut bytes);
+            let words = [
+                inherent.next_u64(),
+                inherent.next_u64(),
+                inherent.next_u64(),
+            ];
+            let expected: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(bytes[..], expected[..20]);
+            assert_eq!(draw_u64(&mut traits), inherent.next_u64());
+        }
+        let state = [1, 2, 3, 4];
+        let mut seed = [0u8; 32];
+        for (chunk, word) in seed.chunks_exact_mut(8).zip(state) {
+            chunk.copy_from_slice(&u64::to_le_bytes(word));
+        }
+        let (mut inherent, mut traits) = (Rng::from_state(state), Rng::from_seed(seed));
+        for _ in 0..64 {
+            assert_eq!(draw_u64(&mut traits), inherent.next_u64());
+        }
+        assert_eq!(Rng::from_seed([0; 32]), Rng::new(0));
     }
 }

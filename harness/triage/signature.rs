@@ -8,7 +8,7 @@
 //! when the mismatch names no instruction), and which part of what the
 //! check compares differed ("data", "mask", "missing", "status.ERR").
 
-use crate::scoreboard::{CheckKind, Engine, Field, Mismatch};
+use crate::scoreboard::{CheckKind, Field, Mismatch, Unit};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,7 +16,7 @@ pub struct Signature {
     pub kind: CheckKind,
     /// The engine the instruction goes to (`decoder` for an illegal word,
     /// `none` when the mismatch names no instruction).
-    pub engine: Engine,
+    pub engine: Unit,
     pub field: Field,
 }
 
@@ -25,7 +25,7 @@ impl Signature {
     pub fn of(m: &Mismatch) -> Signature {
         Signature {
             kind: m.kind,
-            engine: m.engine(),
+            engine: m.unit(),
             field: m.difference.field(),
         }
     }
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn engines_follow_the_opcode() {
-        let engine_of = |w| Engine::of(w).name();
+        let engine_of = |w| Unit::of(w).name();
         assert_eq!(engine_of(0x3030001000100090), "MEMSET");
         assert_eq!(engine_of(0x2800c80000000006), "MEM");
         assert_eq!(engine_of(0x10100004b0804320), "GEMM");
