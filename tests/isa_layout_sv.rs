@@ -6,7 +6,9 @@
 //! reads the package's text (no RTL build), works out every member's bits
 //! from the declaration order and widths, and checks them against
 //! layout.rs: every field of every format, the flag bits, and the `// [h:l]`
-//! comment on each member. It needs no Verilator.
+//! comment on each member. The shape-table entry id the harness exchanges
+//! with the RTL (`entry_id_t`, layout.rs's `entry_id`) is checked the same
+//! way. It needs no Verilator.
 
 use pccx_golden::isa::layout::{self, Field};
 use std::collections::BTreeMap;
@@ -186,22 +188,27 @@ fn layout_of(
     Ok(())
 }
 
-fn sv_layout() -> SvLayout {
+/// Every member of the package's type `ty`, which must be `width` bits wide.
+fn sv_layout_of(ty: &str, width: u32) -> SvLayout {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join(PKG))
         .unwrap_or_else(|e| panic!("cannot read {PKG}: {e}"));
     let types = parse(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        width_of("instr_t", &types).unwrap_or_else(|e| panic!("{PKG}: instr_t: {e}")),
-        64,
-        "{PKG}: instr_t is not 64 bits wide"
+        width_of(ty, &types).unwrap_or_else(|e| panic!("{PKG}: {ty}: {e}")),
+        width,
+        "{PKG}: {ty} is not {width} bits wide"
     );
     let mut leaves = Vec::new();
-    layout_of("instr_t", "", 63, &types, &mut leaves).unwrap_or_else(|e| panic!("{e}"));
+    layout_of(ty, "", width - 1, &types, &mut leaves).unwrap_or_else(|e| panic!("{e}"));
     leaves
         .into_iter()
         .map(|(path, lo, w, line, comment)| (path, (lo, w, line, comment)))
         .collect()
+}
+
+fn sv_layout() -> SvLayout {
+    sv_layout_of("instr_t", 64)
 }
 
 fn bits(lo: u32, width: u32) -> String {
@@ -319,8 +326,13 @@ fn differences() -> Vec<String> {
             ));
         }
     }
-    // The comments say the same bits as the declarations.
-    for (path, &(lo, w, line, comment)) in &sv {
+    comments_match(&sv, &mut errors);
+    errors
+}
+
+/// The comments say the same bits as the declarations.
+fn comments_match(sv: &SvLayout, errors: &mut Vec<String>) {
+    for (path, &(lo, w, line, comment)) in sv {
         if let Some((h, l)) = comment {
             if (l, h - l + 1) != (lo, w) {
                 errors.push(format!(
@@ -331,6 +343,32 @@ fn differences() -> Vec<String> {
             }
         }
     }
+}
+
+/// Every difference between `entry_id_t` and layout.rs's `entry_id`.
+fn entry_id_differences() -> Vec<String> {
+    let fields = &layout::entry_id::ALL;
+    let width = fields.iter().map(|f| f.lo + f.width).max().unwrap();
+    let sv = sv_layout_of("entry_id_t", width);
+    let mut errors = Vec::new();
+    for f in fields {
+        check(&sv, &mut errors, f.name, f);
+    }
+    for path in sv.keys() {
+        if !fields.iter().any(|f| f.name == path) {
+            errors.push(format!(
+                "entry_id_t.{path}: {PKG} has it, layout.rs's entry_id does not"
+            ));
+        }
+    }
+    for (path, &(_, _, line, comment)) in &sv {
+        if comment.is_none() {
+            errors.push(format!(
+                "entry_id_t.{path} ({PKG}:{line}) has no `// [h:l]` comment"
+            ));
+        }
+    }
+    comments_match(&sv, &mut errors);
     errors
 }
 
@@ -340,6 +378,17 @@ fn sv_fields_match_layout_rs() {
     assert!(
         errors.is_empty(),
         "{} field(s) of {PKG} differ from golden/src/isa/layout.rs:\n  {}",
+        errors.len(),
+        errors.join("\n  ")
+    );
+}
+
+#[test]
+fn the_entry_id_matches_layout_rs() {
+    let errors = entry_id_differences();
+    assert!(
+        errors.is_empty(),
+        "{} difference(s) between entry_id_t in {PKG} and layout.rs's entry_id:\n  {}",
         errors.len(),
         errors.join("\n  ")
     );

@@ -17,6 +17,7 @@ pub mod weight_port;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
+use pccx_golden::isa::layout::entry_id;
 use pccx_golden::model::{
     AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, SimControls,
     Word, HOST_WORDS,
@@ -351,15 +352,11 @@ impl RtlModel {
             progress = true;
         }
         if o.tbl_valid != 0 {
-            let table = if o.tbl_entry & 0x40 != 0 {
-                ShapeTable::Weight
-            } else {
-                ShapeTable::Fmap
-            };
+            let (table, index) = entry_id::decode(o.tbl_entry);
             self.events.push(Event::ShapeWrite {
                 seq: o.tbl_seq,
                 table,
-                index: o.tbl_entry & 0x3F,
+                index,
                 entry: unpack_entry(o.tbl_value),
             });
             progress = true;
@@ -780,7 +777,7 @@ impl NpuModel for RtlModel {
         }
         self.backdoor_tick(|i| {
             i.bd_tbl_we = 1;
-            i.bd_tbl_entry = ((table as u8) << 6) | index;
+            i.bd_tbl_entry = entry_id::encode(table, index);
             i.bd_tbl_value = pack_entry(entry);
         });
         Ok(())

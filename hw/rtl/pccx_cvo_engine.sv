@@ -42,13 +42,8 @@ module pccx_cvo_engine
   output eng_rsp_t      rsp,
   input  logic [15:0]   e_max,            // the register; sampled at the start
   // L2 port (read data one cycle after rd_en)
-  output logic          l2_rd_en,
-  output logic [16:0]   l2_rd_addr,
-  input  logic [127:0]  l2_rd_data,
-  output logic          l2_wr_en,
-  output logic [16:0]   l2_wr_addr,
-  output logic [127:0]  l2_wr_data,
-  output logic [7:0]    l2_wr_mask
+  output l2_req_t       l2_req,
+  input  l2_rsp_t       l2_rsp
 );
   // Compute cycles per word, and the width of their counter.
   localparam int P  = (8 + CORES - 1) / CORES;
@@ -71,8 +66,8 @@ module pccx_cvo_engine
   /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0]  func;
   logic        sub_emax, recip_scale, accm;
-  logic [16:0] dst, vbase;     // vbase: the vector's first word (src, or src + 1 for SCALE)
-  logic [16:0] src;
+  word_addr_t  dst, vbase;     // vbase: the vector's first word (src, or src + 1 for SCALE)
+  word_addr_t  src;
   logic [15:0] len;
   logic [13:0] words;          // W = ceil(length / 8) <= 8192
   logic [13:0] wi;             // words done
@@ -106,19 +101,19 @@ module pccx_cvo_engine
   assign wrem  = 17'(len) - wbase;
   assign wmask = (wrem >= 17'd8) ? 8'hFF : 8'((9'd1 << wrem[2:0]) - 9'd1);
 
-  assign l2_rd_en   = (state == S_SCALAR) || (state == S_RDDST) || (state == S_RDSRC)
-                   || (state == S_R_RDDST);
   always_comb begin
+    l2_req.rd_en = (state == S_SCALAR) || (state == S_RDDST) || (state == S_RDSRC)
+                || (state == S_R_RDDST);
     case (state)
-      S_SCALAR: l2_rd_addr = src;
-      S_RDSRC:  l2_rd_addr = vbase + 17'(widx);
-      default:  l2_rd_addr = dst + (is_reduce ? 17'd0 : 17'(widx));  // RDDST, R_RDDST
+      S_SCALAR: l2_req.rd_addr = src;
+      S_RDSRC:  l2_req.rd_addr = vbase + 17'(widx);
+      default:  l2_req.rd_addr = dst + (is_reduce ? 17'd0 : 17'(widx));  // RDDST, R_RDDST
     endcase
+    l2_req.wr_en   = (state == S_WRITE) || (state == S_R_WRITE);
+    l2_req.wr_addr = dst + (is_reduce ? 17'd0 : 17'(widx));
+    l2_req.wr_data = is_reduce ? {112'd0, red_y} : out_word;
+    l2_req.wr_mask = is_reduce ? 8'h01 : wmask;
   end
-  assign l2_wr_en   = (state == S_WRITE) || (state == S_R_WRITE);
-  assign l2_wr_addr = dst + (is_reduce ? 17'd0 : 17'(widx));
-  assign l2_wr_data = is_reduce ? {112'd0, red_y} : out_word;
-  assign l2_wr_mask = is_reduce ? 8'h01 : wmask;
 
   // ---- the cores ----------------------------------------------------------------------
   logic        core_clear;
@@ -143,7 +138,7 @@ module pccx_cvo_engine
       .clear (core_clear), .func, .sub_emax, .recip_scale, .accm,
       .e_max (emax_q), .scalar,
       .in_valid (valid), .in_lane (elem[2:0]),
-      .in_x (l2_rd_data[16 * elem[2:0] +: 16]), .in_old (old_word[16 * elem[2:0] +: 16]),
+      .in_x (l2_rsp.rd_data[16 * elem[2:0] +: 16]), .in_old (old_word[16 * elem[2:0] +: 16]),
       .out_valid (core_out_valid[k]), .out_lane (core_out_lane[k]), .out_y (core_out_y[k]),
       .acc (core_acc[k]), .acc_nan (core_nan[k]), .acc_pinf (core_pinf[k]),
       .acc_ninf (core_ninf[k])
@@ -156,8 +151,8 @@ module pccx_cvo_engine
   // old element 0 (accm), only in its own cycle.
   always_ff @(posedge clk) begin
     scalar_next <= (state == S_SCALAR);
-    if (scalar_next) scalar <= l2_rd_data[15:0];
-    if (state == S_RDSRC && accm) old_word <= l2_rd_data;
+    if (scalar_next) scalar <= l2_rsp.rd_data[15:0];
+    if (state == S_RDSRC && accm) old_word <= l2_rsp.rd_data;
     for (int k = 0; k < CORES; k++)
       if (core_out_valid[k]) out_word[16 * core_out_lane[k] +: 16] <= core_out_y[k];
     if (state == S_COMBINE) begin
@@ -175,7 +170,7 @@ module pccx_cvo_engine
         ninf = ninf | core_ninf[k];
       end
       y = reduce_round(sum, nan, pinf, ninf);
-      if (accm) y = bf16_add(l2_rd_data[15:0], y);
+      if (accm) y = bf16_add(l2_rsp.rd_data[15:0], y);
       red_y <= y;
     end
   end

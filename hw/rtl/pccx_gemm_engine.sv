@@ -38,13 +38,8 @@ module pccx_gemm_engine
   input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
   output eng_rsp_t      rsp,
-  output logic          l2_rd_en,
-  output logic [16:0]   l2_rd_addr,
-  input  logic [127:0]  l2_rd_data,
-  output logic          l2_wr_en,
-  output logic [16:0]   l2_wr_addr,
-  output logic [127:0]  l2_wr_data,
-  output logic [7:0]    l2_wr_mask,
+  output l2_req_t       l2_req,
+  input  l2_rsp_t       l2_rsp,
   input  logic          ws_valid,
   output logic          ws_ready,
   input  logic [127:0]  ws_data,
@@ -66,7 +61,7 @@ module pccx_gemm_engine
   /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started; the
   mat_body_t   s_ins;                     // table pointers are the scheduler's
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0] src, dst;
+  word_addr_t  src, dst;
   logic [15:0] m_rows, k_len, n_cols;
   logic [LW:0] in_words;    // M * ceil(K/16) <= MAT_L1_WORDS
   logic [IW:0] out_words;   // M * ceil(N/8)  <= MAT_ACC_WORDS
@@ -167,7 +162,7 @@ module pccx_gemm_engine
   always_ff @(posedge clk) begin
     fill_wr  <= (state == S_FILL);
     fill_idx <= LW'(cnt);
-    if (fill_wr) l1[fill_idx] <= l2_rd_data;
+    if (fill_wr) l1[fill_idx] <= l2_rsp.rd_data;
   end
 
   // ---- weight and scale beats -------------------------------------------------------
@@ -181,8 +176,7 @@ module pccx_gemm_engine
   end
 
   // ---- output path (route 0x21) ----------------------------------------------------
-  logic          wb_rd_en;
-  logic [16:0]   wb_rd_addr;
+  l2_req_t       wb_l2_req;
   logic [IW-1:0] wb_acc_idx, wb_scale_idx;
   logic signed [31:0] wb_acc_word [8];
   logic [15:0]   wb_emax;
@@ -202,13 +196,16 @@ module pccx_gemm_engine
     .issue, .issue_idx (IW'(cnt)), .issue_col (out_col), .issue_mask,
     .acc_idx (wb_acc_idx), .acc_word (wb_acc_word),
     .scale_idx (wb_scale_idx), .scale_word (sbuf[wb_scale_idx]),
-    .l2_rd_en (wb_rd_en), .l2_rd_addr (wb_rd_addr), .l2_rd_data,
-    .l2_wr_en, .l2_wr_addr, .l2_wr_data, .l2_wr_mask,
+    .l2_req (wb_l2_req), .l2_rsp,
     .emax (wb_emax)
   );
 
-  assign l2_rd_en   = (state == S_FILL) || wb_rd_en;
-  assign l2_rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_rd_addr;
+  // FILL reads the activations; every other L2 access is the output path's.
+  always_comb begin
+    l2_req         = wb_l2_req;
+    l2_req.rd_en   = (state == S_FILL) || wb_l2_req.rd_en;
+    l2_req.rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_l2_req.rd_addr;
+  end
   assign emax_we    = rsp.ret_valid && findemax && (err == ERR_OK);
   assign emax_value = wb_emax;
 

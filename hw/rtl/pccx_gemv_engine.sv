@@ -31,13 +31,8 @@ module pccx_gemv_engine
   input  shape_t        weight,           // weight[size_ptr_addr]
   /* verilator lint_on UNUSEDSIGNAL */
   output eng_rsp_t      rsp,
-  output logic          l2_rd_en,
-  output logic [16:0]   l2_rd_addr,
-  input  logic [127:0]  l2_rd_data,
-  output logic          l2_wr_en,
-  output logic [16:0]   l2_wr_addr,
-  output logic [127:0]  l2_wr_data,
-  output logic [7:0]    l2_wr_mask,
+  output l2_req_t       l2_req,
+  input  l2_rsp_t       l2_rsp,
   input  logic          ws_valid,
   output logic          ws_ready,
   input  logic [127:0]  ws_data,
@@ -62,7 +57,7 @@ module pccx_gemv_engine
   /* verilator lint_off UNUSEDSIGNAL */  // the instruction being started; the
   mat_body_t   s_ins;                     // table pointers are the scheduler's
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0] src, dst;
+  word_addr_t  src, dst;
   logic [15:0] k_len, n_cols;
   logic [LW:0] in_words;    // ceil(K/16) <= MAT_L1_WORDS
   logic [IW:0] row_words;   // ceil(N/8)  <= MAT_ACC_WORDS
@@ -103,7 +98,7 @@ module pccx_gemv_engine
   logic [LW-1:0] fill_idx;
   logic [127:0]  act_word;
   logic signed [7:0] act_now;
-  assign act_word = (fill_wr && fill_idx == LW'(cnt >> 4)) ? l2_rd_data : l1[LW'(cnt >> 4)];
+  assign act_word = (fill_wr && fill_idx == LW'(cnt >> 4)) ? l2_rsp.rd_data : l1[LW'(cnt >> 4)];
   assign act_now  = act_word[8 * cnt[3:0] +: 8];
 
   assign ws_ready = ((state == S_TILE) && (cnt < k_len) && (lane_left[next_lane] <= 3'd1))
@@ -159,13 +154,12 @@ module pccx_gemv_engine
   always_ff @(posedge clk) begin
     fill_wr  <= (state == S_FILL);
     fill_idx <= LW'(cnt);
-    if (fill_wr) l1[fill_idx] <= l2_rd_data;
+    if (fill_wr) l1[fill_idx] <= l2_rsp.rd_data;
     if (ws_fire && state == S_SCALE) sbuf[IW'(cnt)] <= ws_data;
   end
 
   // ---- output path (route 0x31) -----------------------------------------------------
-  logic          wb_rd_en;
-  logic [16:0]   wb_rd_addr;
+  l2_req_t       wb_l2_req;
   logic [IW-1:0] wb_acc_idx, wb_scale_idx;
   logic signed [31:0] wb_acc_word [8];
   logic [15:0]   wb_emax;
@@ -185,13 +179,16 @@ module pccx_gemv_engine
     .issue, .issue_idx (IW'(cnt)), .issue_col (out_col), .issue_mask,
     .acc_idx (wb_acc_idx), .acc_word (wb_acc_word),
     .scale_idx (wb_scale_idx), .scale_word (sbuf[wb_scale_idx]),
-    .l2_rd_en (wb_rd_en), .l2_rd_addr (wb_rd_addr), .l2_rd_data,
-    .l2_wr_en, .l2_wr_addr, .l2_wr_data, .l2_wr_mask,
+    .l2_req (wb_l2_req), .l2_rsp,
     .emax (wb_emax)
   );
 
-  assign l2_rd_en   = (state == S_FILL) || wb_rd_en;
-  assign l2_rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_rd_addr;
+  // FILL reads the activations; every other L2 access is the output path's.
+  always_comb begin
+    l2_req         = wb_l2_req;
+    l2_req.rd_en   = (state == S_FILL) || wb_l2_req.rd_en;
+    l2_req.rd_addr = (state == S_FILL) ? src + 17'(cnt) : wb_l2_req.rd_addr;
+  end
   assign emax_we    = rsp.ret_valid && findemax && (err == ERR_OK);
   assign emax_value = wb_emax;
 

@@ -9,14 +9,9 @@ module pccx_l2
 #(
   parameter int L2_WORDS = 114688
 ) (
-  input  logic         clk,
-  input  logic         rd_en   [NUM_L2_PORTS],
-  input  logic [16:0]  rd_addr [NUM_L2_PORTS],
-  output logic [127:0] rd_data [NUM_L2_PORTS],
-  input  logic         wr_en   [NUM_L2_PORTS],
-  input  logic [16:0]  wr_addr [NUM_L2_PORTS],
-  input  logic [127:0] wr_data [NUM_L2_PORTS],
-  input  logic [7:0]   wr_mask [NUM_L2_PORTS]
+  input  logic    clk,
+  input  l2_req_t req [NUM_L2_PORTS],
+  output l2_rsp_t rsp [NUM_L2_PORTS]
 );
   localparam int AW = $clog2(L2_WORDS);
 
@@ -33,8 +28,10 @@ module pccx_l2
   // before any access, so the index always lies below L2_WORDS).
   always_ff @(posedge clk) begin
     for (int p = 0; p < NUM_L2_PORTS; p++) begin
-      if (rd_en[p]) rd_data[p] <= mem[rd_addr[p][AW-1:0]];
-      if (wr_en[p]) mem[wr_addr[p][AW-1:0]] <= merge(mem[wr_addr[p][AW-1:0]], wr_data[p], wr_mask[p]);
+      if (req[p].rd_en) rsp[p].rd_data <= mem[req[p].rd_addr[AW-1:0]];
+      if (req[p].wr_en)
+        mem[req[p].wr_addr[AW-1:0]] <= merge(mem[req[p].wr_addr[AW-1:0]], req[p].wr_data,
+                                             req[p].wr_mask);
     end
   end
 
@@ -43,7 +40,7 @@ module pccx_l2
   always_comb begin
     unused_high_bits = 1'b0;
     for (int p = 0; p < NUM_L2_PORTS; p++)
-      unused_high_bits = unused_high_bits ^ (^rd_addr[p]) ^ (^wr_addr[p]);
+      unused_high_bits = unused_high_bits ^ (^req[p].rd_addr) ^ (^req[p].wr_addr);
   end
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -14,6 +14,7 @@
 // clock edge, and eight BF16 pipelines for each of two engines would then
 // cost every simulated cycle, busy or not.
 module pccx_mat_writeback
+  import pccx_pkg::*;
   import pccx_bf16_pkg::*;
 #(
   parameter int ACC_WORDS = 512
@@ -22,7 +23,7 @@ module pccx_mat_writeback
   input  logic        rst_n,
   // per instruction, stable while it runs
   input  logic        clear,        // start of an instruction: forget e_max
-  input  logic [16:0] dest,
+  input  word_addr_t  dest,
   input  logic        accm,
   input  logic        w_scale,
   // issue stage: word `issue_idx` of the output, column word `issue_col`
@@ -36,13 +37,8 @@ module pccx_mat_writeback
   output logic [$clog2(ACC_WORDS)-1:0] scale_idx,
   input  logic [127:0] scale_word,
   // L2 port (read data one cycle after rd_en)
-  output logic         l2_rd_en,
-  output logic [16:0]  l2_rd_addr,
-  input  logic [127:0] l2_rd_data,
-  output logic         l2_wr_en,
-  output logic [16:0]  l2_wr_addr,
-  output logic [127:0] l2_wr_data,
-  output logic [7:0]   l2_wr_mask,
+  output l2_req_t      l2_req,
+  input  l2_rsp_t      l2_rsp,
   // findemax maximum of the values written so far (valid after one write)
   output logic [15:0]  emax
 );
@@ -58,14 +54,14 @@ module pccx_mat_writeback
   logic [7:0]    out_mask;
   logic          emax_seen;
 
-  assign l2_rd_en   = issue;
-  assign l2_rd_addr = dest + 17'(issue_idx);
-  assign acc_idx    = cvt_idx;
-  assign scale_idx  = cvt_col;
-  assign l2_wr_en   = out_valid;
-  assign l2_wr_addr = dest + 17'(out_idx);
-  assign l2_wr_data = out_data;
-  assign l2_wr_mask = out_mask;
+  assign l2_req.rd_en   = issue;
+  assign l2_req.rd_addr = dest + 17'(issue_idx);
+  assign acc_idx        = cvt_idx;
+  assign scale_idx      = cvt_col;
+  assign l2_req.wr_en   = out_valid;
+  assign l2_req.wr_addr = dest + 17'(out_idx);
+  assign l2_req.wr_data = out_data;
+  assign l2_req.wr_mask = out_mask;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -93,7 +89,7 @@ module pccx_mat_writeback
         for (int i = 0; i < 8; i++) begin
           r = bf16_from_int(acc_word[i]);
           if (w_scale) r = bf16_mul(r, scale_word[16*i +: 16]);
-          if (accm)    r = bf16_add(l2_rd_data[16*i +: 16], r);
+          if (accm)    r = bf16_add(l2_rsp.rd_data[16*i +: 16], r);
           data[16*i +: 16] = r;
           // Lane 0 is always written; the others only when the mask says so.
           if (i == 0 || (cvt_mask[i] && emax_key(r) > emax_key(word_max))) word_max = r;

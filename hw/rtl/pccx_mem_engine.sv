@@ -27,18 +27,13 @@ module pccx_mem_engine
   output eng_rsp_t      rsp,
   input  shape_t        fmap,             // fmap[shape_ptr_addr]
   // L2 port
-  output logic          l2_rd_en,
-  output logic [16:0]   l2_rd_addr,
-  input  logic [127:0]  l2_rd_data,
-  output logic          l2_wr_en,
-  output logic [16:0]   l2_wr_addr,
-  output logic [127:0]  l2_wr_data,
-  output logic [7:0]    l2_wr_mask,
+  output l2_req_t       l2_req,
+  input  l2_rsp_t       l2_rsp,
   // ACP host port: every request gets exactly one response, in order
   output logic          acp_req_valid,
   input  logic          acp_req_ready,
   output logic          acp_req_write,
-  output logic [16:0]   acp_req_addr,
+  output word_addr_t    acp_req_addr,
   output logic [127:0]  acp_req_wdata,
   input  logic          acp_rsp_valid,
   output logic          acp_rsp_ready,
@@ -57,7 +52,7 @@ module pccx_mem_engine
   /* verilator lint_off UNUSEDSIGNAL */  // aux_addr is ignored, shape_ptr_addr
   memcpy_body_t s_ins;                    // and async are the scheduler's
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0] src, dst;
+  word_addr_t  src, dst;
   logic [17:0] len;        // <= 2^17 once the range checks passed
   logic [17:0] n_req;      // requests accepted / words read
   logic [17:0] n_rsp;      // responses received
@@ -65,7 +60,7 @@ module pccx_mem_engine
   logic [3:0]  err; /*verilator coverage_on*/ // no toggle coverage: = rsp.ret_*, counted there (constant or unreachable high bits)
   // host -> L2: the response captured last cycle, written this cycle
   logic        wbuf_valid;
-  logic [16:0] wbuf_addr;
+  word_addr_t  wbuf_addr;
   logic [127:0] wbuf_data;
 
   assign rsp.idle      = (state == S_IDLE);
@@ -76,21 +71,21 @@ module pccx_mem_engine
   assign rsp.ret_slot  = ret_slot;
   assign s_ins         = req.word.body.memcpy;
 
-  // Index of the word being moved in the L2 -> L2 copy.
+  // Index of the word being moved in the L2 -> L2 copy: an offset, not an address.
   logic [16:0] l2l_index;
   assign l2l_index = 17'(descending ? (len - 18'd1 - n_req) : n_req);
 
-  assign l2_rd_en   = (state == S_L2H_READ) || (state == S_L2L_READ);
-  assign l2_rd_addr = src + ((state == S_L2L_READ) ? l2l_index : n_req[16:0]);
-  assign l2_wr_en   = wbuf_valid || (state == S_L2L_WRITE);
-  assign l2_wr_addr = wbuf_valid ? wbuf_addr : dst + l2l_index;
-  assign l2_wr_data = wbuf_valid ? wbuf_data : l2_rd_data;
-  assign l2_wr_mask = 8'hFF;
+  assign l2_req.rd_en   = (state == S_L2H_READ) || (state == S_L2L_READ);
+  assign l2_req.rd_addr = src + ((state == S_L2L_READ) ? l2l_index : n_req[16:0]);
+  assign l2_req.wr_en   = wbuf_valid || (state == S_L2L_WRITE);
+  assign l2_req.wr_addr = wbuf_valid ? wbuf_addr : dst + l2l_index;
+  assign l2_req.wr_data = wbuf_valid ? wbuf_data : l2_rsp.rd_data;
+  assign l2_req.wr_mask = 8'hFF;
 
   assign acp_req_valid = ((state == S_H2L) && (n_req < len)) || (state == S_L2H_REQ);
   assign acp_req_write = (state == S_L2H_REQ);
   assign acp_req_addr  = (state == S_L2H_REQ) ? dst + n_req[16:0] : src + n_req[16:0];
-  assign acp_req_wdata = l2_rd_data;
+  assign acp_req_wdata = l2_rsp.rd_data;
   assign acp_rsp_ready = (state == S_H2L) || (state == S_L2H_READ)
                       || (state == S_L2H_REQ) || (state == S_L2H_ACKS);
 

@@ -162,6 +162,26 @@ package pccx_pkg;
     slot_t       ret_slot;
   } eng_rsp_t;
 
+  // ---- the L2 client port ---------------------------------------------------
+  // Every L2 client (L2P_*) has the same two ports to pccx_l2: a request (a
+  // read and a write, each with its enable) and a response (the read data).
+
+  // One client's L2 request: a read whose data comes one cycle later, and a
+  // masked write committed at the clock edge.
+  typedef struct packed {
+    logic         rd_en;
+    word_addr_t   rd_addr;
+    logic         wr_en;
+    word_addr_t   wr_addr;
+    logic [127:0] wr_data;
+    logic [7:0]   wr_mask;   // one bit per 16-bit element: 1 writes it
+  } l2_req_t;
+
+  // One client's L2 response: the word its read of the previous cycle named.
+  typedef struct packed {
+    logic [127:0] rd_data;
+  } l2_rsp_t;
+
   typedef struct packed {
     logic [15:0] a;
     logic [15:0] b;
@@ -175,8 +195,12 @@ package pccx_pkg;
     logic [63:0] hi;
   } range_t;
 
-  // A shape-table entry id: {table (0 fmap, 1 weight), index}.
-  typedef logic [6:0] entry_id_t;
+  // A shape-table entry id: which table, which of its entries. The harness
+  // builds and takes apart the same bits (golden/src/isa/layout.rs, entry_id).
+  typedef struct packed {
+    logic       weight;              // [6] 1: the weight table, 0: fmap
+    tbl_index_t index;               // [5:0]
+  } entry_id_t;
 
   typedef struct packed {
     range_t    l2_rd;
@@ -202,17 +226,25 @@ package pccx_pkg;
   // No line coverage: a covered line is a counter increment, which Verilator
   // >= 5.030 takes as a side effect where an index calls these (SIDEEFFECT).
   /*verilator coverage_off*/
-  function automatic logic [5:0] shape_ptr_of(instr_t w);  // MEMCPY or GEMV/GEMM
+  function automatic tbl_index_t shape_ptr_of(instr_t w);  // MEMCPY or GEMV/GEMM
     return (w.opcode == OP_MEMCPY) ? w.body.memcpy.shape_ptr_addr : w.body.mat.shape_ptr_addr;
   endfunction
-  function automatic logic [5:0] size_ptr_of(instr_t w);  // GEMV/GEMM
+  function automatic tbl_index_t size_ptr_of(instr_t w);  // GEMV/GEMM
     return w.body.mat.size_ptr_addr;
   endfunction /*verilator coverage_on*/
 
-  // The table entry a MEMSET writes: {dest_cache[0], dest_addr} (dest_cache
-  // 2 and 3 are illegal words).
+  // Entry `i` of the fmap table and of the weight table.
+  function automatic entry_id_t fmap_entry(tbl_index_t i);
+    return '{weight: 1'b0, index: i};
+  endfunction
+  function automatic entry_id_t weight_entry(tbl_index_t i);
+    return '{weight: 1'b1, index: i};
+  endfunction
+
+  // The table entry a MEMSET writes: dest_cache 1 is the weight table, 0
+  // fmap (2 and 3 are illegal words), dest_addr the entry.
   function automatic entry_id_t memset_entry(instr_t w);
-    return {w.body.memset.dest_cache[0], w.body.memset.dest_addr};
+    return '{weight: w.body.memset.dest_cache[0], index: w.body.memset.dest_addr};
   endfunction
 
   // Decode-time error of a word (docs/semantics.md section 2, in priority
@@ -272,7 +304,7 @@ package pccx_pkg;
       OP_MEMCPY: begin
         len          = memcpy_words(fm);
         f.tbl_rd0_en = 1'b1;
-        f.tbl_rd0    = {1'b0, cb.shape_ptr_addr};
+        f.tbl_rd0    = fmap_entry(cb.shape_ptr_addr);
         f.barrier    = !cb.async;
         // from_device = FROM_HOST, to_device = TO_HOST.
         if (cb.from_device) f.host_rd = make_range(64'(cb.src_addr), len);
@@ -283,9 +315,9 @@ package pccx_pkg;
       OP_GEMV, OP_GEMM: begin
         m_rows       = 64'(fm.a);
         f.tbl_rd0_en = 1'b1;
-        f.tbl_rd0    = {1'b0, mb.shape_ptr_addr};
+        f.tbl_rd0    = fmap_entry(mb.shape_ptr_addr);
         f.tbl_rd1_en = 1'b1;
-        f.tbl_rd1    = {1'b1, mb.size_ptr_addr};
+        f.tbl_rd1    = weight_entry(mb.size_ptr_addr);
         f.l2_rd      = make_range(64'(mb.src_addr), m_rows * ceil_shift(64'(fm.b), 4));
         f.l2_wr      = make_range(64'(mb.dest_reg), m_rows * ceil_shift(64'(wt.b), 3));
         f.emax_wr    = mb.flags.findemax;

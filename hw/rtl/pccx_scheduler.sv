@@ -74,11 +74,11 @@ module pccx_scheduler
         weight[i] <= '0;
       end
     end else if (bd_wr_en) begin
-      if (bd_wr_entry[6]) weight[bd_wr_entry[5:0]] <= bd_wr_value;
-      else                fmap[bd_wr_entry[5:0]]   <= bd_wr_value;
+      if (bd_wr_entry.weight) weight[bd_wr_entry.index] <= bd_wr_value;
+      else                    fmap[bd_wr_entry.index]   <= bd_wr_value;
     end else if (tbl_wr_en) begin
-      if (tbl_wr_entry[6]) weight[tbl_wr_entry[5:0]] <= tbl_wr_value;
-      else                 fmap[tbl_wr_entry[5:0]]   <= tbl_wr_value;
+      if (tbl_wr_entry.weight) weight[tbl_wr_entry.index] <= tbl_wr_value;
+      else                     fmap[tbl_wr_entry.index]   <= tbl_wr_value;
     end
   end
 

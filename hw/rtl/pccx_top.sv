@@ -46,7 +46,7 @@ module pccx_top
   output logic         acp_req_valid,
   input  logic         acp_req_ready,
   output logic         acp_req_write,
-  output logic [16:0]  acp_req_addr,
+  output word_addr_t   acp_req_addr,
   output logic [127:0] acp_req_wdata, /*verilator coverage_off*/
   output logic [31:0]  acp_req_seq, /*verilator coverage_on*/ // simulation sideband: the requesting instruction; no toggle coverage: a sequence number, top bits unreachable in a bounded case (counted in req.seq)
   input  logic         acp_rsp_valid,
@@ -72,7 +72,7 @@ module pccx_top
   output logic [8*NUM_L2_PORTS-1:0]   tr_l2w_mask, /*verilator coverage_off*/
   output logic [32*NUM_L2_PORTS-1:0]  tr_l2w_seq, /*verilator coverage_on*/ // no toggle coverage: sequence numbers, top bits unreachable in a bounded case (counted in req.seq)
   output logic         tr_tbl_valid,
-  output logic [6:0]   tr_tbl_entry,
+  output entry_id_t    tr_tbl_entry,
   output logic [47:0]  tr_tbl_value, /*verilator coverage_off*/
   output logic [31:0]  tr_tbl_seq, /*verilator coverage_on*/ // no toggle coverage: a sequence number, top bits unreachable in a bounded case (counted in req.seq)
   output logic         tr_emax_valid,
@@ -83,7 +83,7 @@ module pccx_top
   output logic [31:0]  status_o, /*verilator coverage_on*/ // no toggle coverage on both: sequence numbers (see ws_seq) and a copy of u_status.status
   // backdoor write ports (simulation only; the harness uses them while idle)
   input  logic         bd_tbl_we,
-  input  logic [6:0]   bd_tbl_entry,
+  input  entry_id_t    bd_tbl_entry,
   input  logic [47:0]  bd_tbl_value,
   input  logic         bd_emax_we,
   input  logic [15:0]  bd_emax_value
@@ -157,30 +157,18 @@ module pccx_top
   assign tr_emax_value = gemv_emax_we ? gemv_emax : gemm_emax;
   assign tr_emax_seq   = gemv_emax_we ? ret_seq[ENG_GEMV] : ret_seq[ENG_GEMM];
 
-  logic         l2_rd_en   [NUM_L2_PORTS];
-  logic [16:0]  l2_rd_addr [NUM_L2_PORTS];
-  logic [127:0] l2_rd_data [NUM_L2_PORTS];
-  logic         l2_wr_en   [NUM_L2_PORTS];
-  logic [16:0]  l2_wr_addr [NUM_L2_PORTS];
-  logic [127:0] l2_wr_data [NUM_L2_PORTS];
-  logic [7:0]   l2_wr_mask [NUM_L2_PORTS]; /*verilator coverage_off*/
-  logic [31:0]  l2_wr_seq  [NUM_L2_PORTS]; /*verilator coverage_on*/ // no toggle coverage: sequence numbers, top bits unreachable in a bounded case (counted in req.seq)
+  l2_req_t      l2_req    [NUM_L2_PORTS];  // the L2 client ports (pccx_pkg)
+  l2_rsp_t      l2_rsp    [NUM_L2_PORTS]; /*verilator coverage_off*/
+  logic [31:0]  l2_wr_seq [NUM_L2_PORTS]; /*verilator coverage_on*/ // no toggle coverage: sequence numbers, top bits unreachable in a bounded case (counted in req.seq)
 
-  pccx_l2 #(.L2_WORDS(L2_WORDS)) u_l2 (
-    .clk,
-    .rd_en (l2_rd_en), .rd_addr (l2_rd_addr), .rd_data (l2_rd_data),
-    .wr_en (l2_wr_en), .wr_addr (l2_wr_addr), .wr_data (l2_wr_data), .wr_mask (l2_wr_mask)
-  );
+  pccx_l2 #(.L2_WORDS(L2_WORDS)) u_l2 (.clk, .req (l2_req), .rsp (l2_rsp));
 
   // ---- engines ------------------------------------------------------------------
   pccx_mem_engine #(.L2_WORDS(L2_WORDS), .EXTRA_CYCLE(TIMING_SKEW[ENG_MEM])) u_mem (
     .clk, .rst_n,
     .req (eng_req[ENG_MEM]), .rsp (eng_rsp[ENG_MEM]),
     .fmap (eng_fmap[ENG_MEM]),
-    .l2_rd_en (l2_rd_en[L2P_MEM]), .l2_rd_addr (l2_rd_addr[L2P_MEM]),
-    .l2_rd_data (l2_rd_data[L2P_MEM]),
-    .l2_wr_en (l2_wr_en[L2P_MEM]), .l2_wr_addr (l2_wr_addr[L2P_MEM]),
-    .l2_wr_data (l2_wr_data[L2P_MEM]), .l2_wr_mask (l2_wr_mask[L2P_MEM]),
+    .l2_req (l2_req[L2P_MEM]), .l2_rsp (l2_rsp[L2P_MEM]),
     .acp_req_valid, .acp_req_ready, .acp_req_write, .acp_req_addr, .acp_req_wdata,
     .acp_rsp_valid, .acp_rsp_ready, .acp_rsp_rdata
   );
@@ -200,10 +188,7 @@ module pccx_top
     .clk, .rst_n,
     .req (eng_req[ENG_GEMV]), .rsp (eng_rsp[ENG_GEMV]),
     .fmap (eng_fmap[ENG_GEMV]), .weight (eng_weight[ENG_GEMV]),
-    .l2_rd_en (l2_rd_en[L2P_GEMV]), .l2_rd_addr (l2_rd_addr[L2P_GEMV]),
-    .l2_rd_data (l2_rd_data[L2P_GEMV]),
-    .l2_wr_en (l2_wr_en[L2P_GEMV]), .l2_wr_addr (l2_wr_addr[L2P_GEMV]),
-    .l2_wr_data (l2_wr_data[L2P_GEMV]), .l2_wr_mask (l2_wr_mask[L2P_GEMV]),
+    .l2_req (l2_req[L2P_GEMV]), .l2_rsp (l2_rsp[L2P_GEMV]),
     .ws_valid (ws_valid[WS_VECTOR]), .ws_ready (ws_ready[WS_VECTOR]),
     .ws_data (ws_data[128*WS_VECTOR +: 128]),
     .emax_we (gemv_emax_we), .emax_value (gemv_emax)
@@ -217,10 +202,7 @@ module pccx_top
     .clk, .rst_n,
     .req (eng_req[ENG_GEMM]), .rsp (eng_rsp[ENG_GEMM]),
     .fmap (eng_fmap[ENG_GEMM]), .weight (eng_weight[ENG_GEMM]),
-    .l2_rd_en (l2_rd_en[L2P_GEMM]), .l2_rd_addr (l2_rd_addr[L2P_GEMM]),
-    .l2_rd_data (l2_rd_data[L2P_GEMM]),
-    .l2_wr_en (l2_wr_en[L2P_GEMM]), .l2_wr_addr (l2_wr_addr[L2P_GEMM]),
-    .l2_wr_data (l2_wr_data[L2P_GEMM]), .l2_wr_mask (l2_wr_mask[L2P_GEMM]),
+    .l2_req (l2_req[L2P_GEMM]), .l2_rsp (l2_rsp[L2P_GEMM]),
     .ws_valid (ws_valid[WS_MATRIX]), .ws_ready (ws_ready[WS_MATRIX]),
     .ws_data (ws_data[128*WS_MATRIX +: 128]),
     .emax_we (gemm_emax_we), .emax_value (gemm_emax)
@@ -237,10 +219,7 @@ module pccx_top
     .clk, .rst_n,
     .req (eng_req[ENG_CVO]), .rsp (eng_rsp[ENG_CVO]),
     .e_max,
-    .l2_rd_en (l2_rd_en[L2P_CVO]), .l2_rd_addr (l2_rd_addr[L2P_CVO]),
-    .l2_rd_data (l2_rd_data[L2P_CVO]),
-    .l2_wr_en (l2_wr_en[L2P_CVO]), .l2_wr_addr (l2_wr_addr[L2P_CVO]),
-    .l2_wr_data (l2_wr_data[L2P_CVO]), .l2_wr_mask (l2_wr_mask[L2P_CVO])
+    .l2_req (l2_req[L2P_CVO]), .l2_rsp (l2_rsp[L2P_CVO])
   );
   assign l2_wr_seq[L2P_CVO] = ret_seq[ENG_CVO];
 
@@ -259,11 +238,11 @@ module pccx_top
     assign tr_ret_err[4*p +: 4]   = ret_err[p];
   end
   for (genvar p = 0; p < NUM_L2_PORTS; p++) begin : g_l2w_trace
-    assign tr_l2w_valid[p]          = l2_wr_en[p];
-    assign tr_l2w_addr[17*p +: 17]  = l2_wr_addr[p];
-    assign tr_l2w_data[128*p +: 128] = l2_wr_data[p];
-    assign tr_l2w_mask[8*p +: 8]    = l2_wr_mask[p];
-    assign tr_l2w_seq[32*p +: 32]   = l2_wr_seq[p];
+    assign tr_l2w_valid[p]           = l2_req[p].wr_en;
+    assign tr_l2w_addr[17*p +: 17]   = l2_req[p].wr_addr;
+    assign tr_l2w_data[128*p +: 128] = l2_req[p].wr_data;
+    assign tr_l2w_mask[8*p +: 8]     = l2_req[p].wr_mask;
+    assign tr_l2w_seq[32*p +: 32]    = l2_wr_seq[p];
   end
   assign tr_tbl_valid     = tbl_wr_en;
   assign tr_tbl_entry     = tbl_wr_entry;

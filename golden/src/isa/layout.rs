@@ -117,3 +117,34 @@ pub mod cvo {
     pub const FLAG_ACCM: u8 = 1 << 2;
     pub const FLAGS_RESERVED: u8 = 0b11;
 }
+
+/// A shape-table entry id, as the RTL carries it (`entry_id_t` in
+/// hw/rtl/pccx_pkg.sv): the table write the harness observes
+/// (`tr_tbl_entry`) and its backdoor write (`bd_tbl_entry`). Not a field of
+/// an instruction word, but the pair a MEMSET names (`dest_cache` bit 0,
+/// `dest_addr`), so its bits live here with the others.
+pub mod entry_id {
+    use super::Field;
+    use crate::model::ShapeTable;
+
+    /// 1: the weight table, 0: fmap (`ShapeTable as u8`).
+    pub const WEIGHT: Field = Field::new("weight", 6, 1);
+    pub const INDEX: Field = Field::new("index", 0, 6);
+    pub const ALL: [Field; 2] = [WEIGHT, INDEX];
+
+    /// The id of entry `index` of `table`; index bits past the field are
+    /// dropped (callers check the index against `SHAPE_ENTRIES`).
+    pub const fn encode(table: ShapeTable, index: u8) -> u8 {
+        (WEIGHT.put(table as u64) | INDEX.put(index as u64)) as u8
+    }
+
+    /// The table and the index an id names.
+    pub const fn decode(id: u8) -> (ShapeTable, u8) {
+        let table = if WEIGHT.get(id as u64) != 0 {
+            ShapeTable::Weight
+        } else {
+            ShapeTable::Fmap
+        };
+        (table, INDEX.get(id as u64) as u8)
+    }
+}

@@ -170,3 +170,31 @@ fn route_of_host_to_host_panics() {
     };
     m.route();
 }
+
+#[test]
+fn entry_ids_round_trip() {
+    use layout::entry_id;
+    // Bit 6 names the table, bits 5:0 the entry: weight[5] is 0x45.
+    assert_eq!(entry_id::encode(ShapeTable::Weight, 5), 0x45);
+    assert_eq!(entry_id::encode(ShapeTable::Fmap, 63), 0x3F);
+    for table in ShapeTable::ALL {
+        for index in 0..64 {
+            assert_eq!(
+                entry_id::decode(entry_id::encode(table, index)),
+                (table, index)
+            );
+        }
+    }
+    // The id MEMSET's fields give is the one its entry has.
+    let m = Memset {
+        dest_cache: ShapeTable::Weight,
+        dest_addr: 9,
+        a_value: 0,
+        b_value: 0,
+        c_value: 0,
+        reserved: 0,
+    };
+    let word = Instr::Memset(m).encode();
+    let id = (layout::memset::DEST_CACHE.get(word) & 1) << 6 | layout::memset::DEST_ADDR.get(word);
+    assert_eq!(entry_id::decode(id as u8), (ShapeTable::Weight, 9));
+}

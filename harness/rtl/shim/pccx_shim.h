@@ -87,7 +87,7 @@ typedef struct pccx_outputs {
   uint8_t l2w_mask[PCCX_NUM_L2W];
   uint32_t l2w_seq[PCCX_NUM_L2W];
   uint8_t tbl_valid;
-  uint8_t tbl_entry; /* {table, index} */
+  uint8_t tbl_entry; /* entry_id_t {weight, index}: golden/src/isa/layout.rs entry_id */
   uint64_t tbl_value; /* {a, b, c}, a in bits 47:32 */
   uint32_t tbl_seq;
   uint8_t emax_valid;

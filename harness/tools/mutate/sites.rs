@@ -197,6 +197,9 @@ fn is_declaration(code: &str) -> bool {
         "footprint_t",
         "range_t",
         "entry_id_t",
+        "word_addr_t",
+        "l2_req_t",
+        "l2_rsp_t",
         "genvar",
         "for (genvar",
         "`",
@@ -228,11 +231,36 @@ pub(super) fn is_nba(code: &str, at: usize) -> bool {
             || before.ends_with("else"))
 }
 
+/// Vector types of pccx_pkg and the `logic` range each names. A signal
+/// declared with one groups with the `logic` signals of that range, so
+/// naming a signal's type changes none of its mix-ups. Members of a typedef
+/// declared with one (the instruction fields) are left out, as they were
+/// before the type had a name.
+const NAMED_VECTORS: &[(&str, &str)] = &[("word_addr_t", "[16:0]")];
+
 /// Declared signals of one file, grouped by their declared type text.
 fn declarations(lines: &[String]) -> BTreeMap<String, Vec<String>> {
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut in_typedef = false;
     for code in lines {
         let t = code.trim();
+        if t.starts_with("typedef struct") || t.starts_with("typedef union") {
+            in_typedef = !t.contains('}');
+        } else if t.starts_with('}') {
+            in_typedef = false;
+        }
+        let named = t
+            .strip_prefix("input ")
+            .or_else(|| t.strip_prefix("output "))
+            .unwrap_or(t)
+            .trim_start();
+        let named = NAMED_VECTORS.iter().find_map(|(name, range)| {
+            let rest = named.strip_prefix(name)?;
+            rest.starts_with(char::is_whitespace)
+                .then(|| format!("logic {range}{rest}"))
+        });
+        let named = named.filter(|_| !in_typedef);
+        let t = named.as_deref().unwrap_or(t);
         let rest = ["input  logic", "output logic", "input logic", "logic"]
             .iter()
             .find_map(|p| t.strip_prefix(p));
@@ -453,6 +481,23 @@ mod tests {
         assert_eq!(mix.replacement, "b");
         // The non-blocking assignment is not a comparison.
         assert!(!s.iter().any(|m| m.line == 5 && m.original == "<="));
+    }
+
+    #[test]
+    fn a_named_vector_groups_with_its_range() {
+        // `word_addr_t` is `logic [16:0]`: its signals mix with the 17-bit
+        // `logic` ones, in declaration order; a struct member of that type
+        // is no signal.
+        let src = "module m;\n  input  word_addr_t a,\n  logic [16:0] b;\n  word_addr_t c;\n  \
+                   typedef struct packed {\n    word_addr_t f;\n  } s_t;\n  \
+                   assign y = a + b + c + f;\nendmodule\n";
+        let s = sites("m.sv", src);
+        let mix: Vec<(&str, &str)> = s
+            .iter()
+            .filter(|m| m.class == MutantClass::SignalMixUp)
+            .map(|m| (m.original.as_str(), m.replacement.as_str()))
+            .collect();
+        assert_eq!(mix, [("a", "b"), ("b", "c"), ("c", "a")]);
     }
 
     #[test]
