@@ -36,7 +36,12 @@ fn campaign(name: &str, first: u64, count: u64) -> Coverage {
     let mut dut = models::open_reference(&cfg);
     let report = run_campaign(&options, &mut probe, &mut *dut, &mut |_| {});
     assert_eq!(report.summary.stopped, None);
-    assert_eq!(report.summary.mismatched, 0, "{}", report.summary.text());
+    assert_eq!(
+        report.summary.mismatched,
+        0,
+        "{}",
+        pccx_cosim::regress::results::SummaryRecord::of(&report.summary).text()
+    );
     let coverage = probe.into_coverage();
     assert_eq!(coverage.cases, count);
     assert_eq!(coverage.instructions, 40 * count);

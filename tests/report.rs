@@ -211,7 +211,7 @@ fn hostile_run(dir: &Path) -> PathBuf {
     h["runs"][0]["host"] = evil.into();
     h["runs"][0]["provenance"]["command_line"] = evil.into();
     h["runs"][0]["provenance"]["git_commit"] = evil.into();
-    h["inject_fault"] = evil.into();
+    h["config"] = evil.into();
     std::fs::write(&header, serde_json::to_string_pretty(&h).unwrap()).unwrap();
     run
 }
@@ -369,9 +369,9 @@ fn a_mutation_page_has_kill_tables_survivors_and_time_to_kill() {
     let killed = support::curated_ids(1).remove(0);
     // A CVO_SCALE decode condition inverted: no random program of two
     // seeds issues CVO SCALE (docs/mutation.md lists it as a survivor).
-    let survivor = "pccx_pkg.sv:297:12:broken-conditional";
+    let survivor = "pccx_pkg.sv:329:12:broken-conditional";
     // A signal driven by itself: Verilator refuses it.
-    let refused = "pccx_pkg.sv:222:42:signal-mix-up";
+    let refused = "pccx_pkg.sv:254:42:signal-mix-up";
     let o = cosim(&[
         "mutate",
         "--id",

@@ -58,18 +58,15 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
         write(path, junit::render(&merged.file))?;
     }
     if let Some(path) = &args.coverage {
-        let mut total: Option<Coverage> = None;
-        for dir in &args.dirs {
-            let c = CoverageFile::read(&dir.join("coverage.json")).map_err(Failure::Message)?;
-            match total.as_mut() {
-                // Cases are numbered by their place in the whole campaign
-                // in every shard, so the earliest first hit is the whole
-                // run's.
-                Some(t) => t.merge_concurrent(&c),
-                None => total = Some(c),
-            }
-        }
-        if let Some(c) = total {
+        let parts = args
+            .dirs
+            .iter()
+            .map(|dir| CoverageFile::read(&dir.join("coverage.json")))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Message)?;
+        // Cases are numbered by their place in the whole campaign in every
+        // shard.
+        if let Some(c) = Coverage::sum_concurrent(parts) {
             say!("{}", c.text());
             let text = serde_json::to_string_pretty(&c.to_json()).expect("coverage serialises");
             write(path, text + "\n")?;

@@ -364,6 +364,16 @@ impl Coverage {
         self.untimed += other.untimed;
     }
 
+    /// The coverage of `parts`, each of other cases of one campaign
+    /// numbered by their place in it (workers, shards: see
+    /// [`merge_concurrent`](Self::merge_concurrent)); `None` for none.
+    pub fn sum_concurrent(parts: impl IntoIterator<Item = Coverage>) -> Option<Coverage> {
+        parts.into_iter().reduce(|mut total, c| {
+            total.merge_concurrent(&c);
+            total
+        })
+    }
+
     /// Bins that count and were never hit.
     pub fn holes(&self) -> Vec<&'static Bin> {
         self.bins()

@@ -2,7 +2,6 @@
 //! result per seed and a summary that survives an infrastructure failure.
 
 use crate::config::HwConfig;
-use crate::regress::results::{CampaignFile, SignatureGroup};
 use crate::regress::steer::{CaseFeedback, CurvePoint, Steer};
 use crate::scoreboard::{
     run_case_resident, Mismatch, Outcome, Resident, RetireLatency, TimingMode,
@@ -12,7 +11,7 @@ use crate::triage::repro::Artefacts;
 use crate::triage::signature::Signature;
 use pccx_golden::model::{ModelError, NpuModel};
 use pccx_golden::PerEngine;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -180,14 +179,55 @@ impl ModelFailure {
 }
 
 impl SeedResult {
-    /// The one-line verdict the CLI prints: its record's
-    /// ([`SeedRecord::line`](crate::regress::results::SeedRecord::line)).
-    pub fn line(&self) -> String {
-        crate::regress::results::SeedRecord::of(self).line()
+    /// A mismatch wins over the failure that may have followed it.
+    pub fn verdict(&self) -> SeedVerdict {
+        match (&self.mismatch, &self.failure) {
+            (Some(_), _) => SeedVerdict::Mismatch,
+            (None, Some(ModelFailure::Timeout(_))) => SeedVerdict::Timeout,
+            (None, Some(ModelFailure::Error(_))) => SeedVerdict::Error,
+            (None, None) => SeedVerdict::Match,
+        }
+    }
+
+    /// What [`Summary::of_seeds`] adds up of this seed.
+    pub fn totals(&self) -> SeedTotals<'_> {
+        SeedTotals {
+            verdict: self.verdict(),
+            instructions: self.instructions,
+            cycles: self.cycles,
+            engine_busy: self.engine_busy,
+            retire_latency: &self.retire_latency,
+        }
     }
 
     pub fn signature(&self) -> Option<Signature> {
         self.mismatch.as_ref().map(Signature::of)
+    }
+}
+
+/// The verdict of one seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeedVerdict {
+    /// Reference and DUT agreed on everything.
+    Match,
+    /// A check failed: `mismatch` and `signature` say which.
+    Mismatch,
+    /// A model failed (a watchdog, a backdoor access out of range, a
+    /// panic): `error` says how. It stops the campaign.
+    Error,
+    /// The seed ran past `--seed-timeout` of wall time: `error` says where.
+    Timeout,
+}
+
+impl SeedVerdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedVerdict::Match => "match",
+            SeedVerdict::Mismatch => "mismatch",
+            SeedVerdict::Error => "error",
+            SeedVerdict::Timeout => "timeout",
+        }
     }
 }
 
@@ -245,10 +285,44 @@ impl Summary {
             .map(|c| if secs > 0.0 { c as f64 / secs } else { 0.0 })
     }
 
-    /// The summary lines the CLI prints.
-    pub fn text(&self) -> String {
-        crate::regress::results::SummaryRecord::of(self).text()
+    /// The sums over `seeds` (in order; a campaign's or its records'),
+    /// with the run's wall time and why it stopped.
+    pub fn of_seeds<'a>(
+        seeds: impl IntoIterator<Item = SeedTotals<'a>>,
+        wall: Duration,
+        stopped: Option<InfraError>,
+    ) -> Summary {
+        let mut s = Summary {
+            wall,
+            ..Summary::nothing_ran(stopped)
+        };
+        for seed in seeds {
+            s.seeds += 1;
+            *match seed.verdict {
+                SeedVerdict::Match => &mut s.matched,
+                SeedVerdict::Mismatch => &mut s.mismatched,
+                SeedVerdict::Error => &mut s.errors,
+                SeedVerdict::Timeout => &mut s.timeouts,
+            } += 1;
+            s.instructions += u64::from(seed.instructions);
+            if let Some(c) = seed.cycles {
+                s.cycles = Some(s.cycles.unwrap_or(0) + c);
+            }
+            s.engine_busy += seed.engine_busy;
+            s.retire_latency.merge(seed.retire_latency);
+        }
+        s
     }
+}
+
+/// What a summary adds up of one seed.
+#[derive(Clone, Copy, Debug)]
+pub struct SeedTotals<'a> {
+    pub verdict: SeedVerdict,
+    pub instructions: u32,
+    pub cycles: Option<u64>,
+    pub engine_busy: PerEngine<u64>,
+    pub retire_latency: &'a RetireLatency,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -263,25 +337,6 @@ pub struct CampaignReport {
     /// Coverage after each case, in case order, when the options asked for
     /// it or steered (empty otherwise).
     pub curve: Vec<CurvePoint>,
-}
-
-impl CampaignReport {
-    /// The results file (`--json`).
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(CampaignFile::of(self)).expect("campaign reports serialise")
-    }
-
-    /// The mismatched seeds grouped by signature: the most frequent
-    /// signature first (then the one seen first), seeds in order.
-    pub fn failures_by_signature(&self) -> Vec<SignatureGroup> {
-        CampaignFile::of(self).failures_by_signature
-    }
-
-    /// `failures by signature: l2-writes/MEM/data x3 (seeds 4, 9, 17)`, one
-    /// line per signature; `None` when nothing mismatched.
-    pub fn signature_text(&self) -> Option<String> {
-        CampaignFile::of(self).signature_text()
-    }
 }
 
 /// Runs every seed of `options` on the two models (reset between seeds),
@@ -802,32 +857,11 @@ impl Tally {
         started: Instant,
     ) -> CampaignReport {
         let results = self.results;
-        let count =
-            |f: &dyn Fn(&SeedResult) -> bool| results.iter().filter(|r| f(r)).count() as u64;
-        let mismatched = count(&|r| r.mismatch.is_some());
-        let errors =
-            count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Error(_))));
-        let timeouts =
-            count(&|r| r.mismatch.is_none() && matches!(r.failure, Some(ModelFailure::Timeout(_))));
-        let mut engine_busy = PerEngine::default();
-        let mut retire_latency = RetireLatency::default();
-        for r in &results {
-            engine_busy += r.engine_busy;
-            retire_latency.merge(&r.retire_latency);
-        }
-        let summary = Summary {
-            seeds: results.len() as u64,
-            matched: results.len() as u64 - mismatched - errors - timeouts,
-            mismatched,
-            errors,
-            timeouts,
-            instructions: results.iter().map(|r| u64::from(r.instructions)).sum(),
-            cycles: results.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b),
-            wall: started.elapsed(),
-            stopped: self.stopped,
-            engine_busy,
-            retire_latency,
-        };
+        let summary = Summary::of_seeds(
+            results.iter().map(SeedResult::totals),
+            started.elapsed(),
+            self.stopped,
+        );
         CampaignReport {
             options: options.clone(),
             reference_model,
@@ -853,6 +887,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::regress::results::CampaignFile;
     use crate::scoreboard::{CheckKind, Difference};
 
     fn result(seed: u64, kind: Option<CheckKind>) -> SeedResult {
@@ -930,7 +965,7 @@ mod tests {
             result(3, Some(K::RetireErr)),
         ];
         results.extend((4..16).map(|seed| result(seed, Some(K::RetireErr))));
-        let text = report(results).signature_text().unwrap();
+        let text = CampaignFile::of(&report(results)).signature_text().unwrap();
         assert_eq!(
             text,
             "failures by signature: retire-err/decoder/err x13 \
@@ -961,6 +996,9 @@ mod tests {
         );
         assert_eq!(Shard::absent_from(&[shard(0, 4), shard(1, 3)]), []);
         assert_eq!(Shard::absent_from(&[shard(0, 2), None]), []);
-        assert_eq!(report(vec![result(0, None)]).signature_text(), None);
+        assert_eq!(
+            CampaignFile::of(&report(vec![result(0, None)])).signature_text(),
+            None
+        );
     }
 }

@@ -139,14 +139,11 @@ fn testcase(x: &mut String, config: &str, r: &SeedRecord) {
             let _ = write!(body, "\nnote: {problem}");
         }
     }
-    let headline = r.line();
-    let headline = headline
-        .split_once(": ")
-        .map_or(headline.as_str(), |(_, rest)| rest);
+    let headline = r.outcome();
     let _ = writeln!(
         x,
         "{open}>\n      <{element} message=\"{}\" type=\"{}\">{}</{element}>\n    </testcase>",
-        escape(headline),
+        escape(&headline),
         escape(&kind),
         escape_text(&body)
     );

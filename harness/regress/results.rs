@@ -3,13 +3,15 @@
 //! the `--json` file, its summary and signature groups, made from a list of
 //! them (docs/harness.md, "Campaign JSON"; docs/scale-out.md).
 
-use super::campaign::{CampaignReport, InfraError, ModelFailure, SeedResult, Summary};
+pub use super::campaign::SeedVerdict;
+use super::campaign::{CampaignReport, InfraError, ModelFailure, SeedResult, SeedTotals, Summary};
 use crate::scoreboard::{MismatchRecord, RetireLatency};
 use crate::triage::repro::Artefacts;
 use crate::triage::signature::{Signature, SignatureRecord};
 use pccx_golden::{Engine, PerEngine};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// The whole `--json` file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,32 +36,6 @@ pub struct CampaignFile {
     pub results: Vec<SeedRecord>,
     pub summary: SummaryRecord,
     pub failures_by_signature: Vec<SignatureGroup>,
-}
-
-/// The verdict of one seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SeedVerdict {
-    /// Reference and DUT agreed on everything.
-    Match,
-    /// A check failed: `mismatch` and `signature` say which.
-    Mismatch,
-    /// A model failed (a watchdog, a backdoor access out of range, a
-    /// panic): `error` says how. It stops the campaign.
-    Error,
-    /// The seed ran past `--seed-timeout` of wall time: `error` says where.
-    Timeout,
-}
-
-impl SeedVerdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            SeedVerdict::Match => "match",
-            SeedVerdict::Mismatch => "mismatch",
-            SeedVerdict::Error => "error",
-            SeedVerdict::Timeout => "timeout",
-        }
-    }
 }
 
 /// One seed's record: a line of `results.jsonl`, an entry of `results`.
@@ -289,12 +265,7 @@ pub fn signature_groups(records: &[SeedRecord]) -> Vec<SignatureGroup> {
 
 impl SeedRecord {
     pub fn of(r: &SeedResult) -> SeedRecord {
-        let verdict = match (&r.mismatch, &r.failure) {
-            (Some(_), _) => SeedVerdict::Mismatch,
-            (None, Some(ModelFailure::Timeout(_))) => SeedVerdict::Timeout,
-            (None, Some(ModelFailure::Error(_))) => SeedVerdict::Error,
-            (None, None) => SeedVerdict::Match,
-        };
+        let verdict = r.verdict();
         // What failed: a mismatch, or the timeout as its repro states it.
         let failing = match (&r.mismatch, &r.failure) {
             (Some(m), _) => Some(m),
@@ -333,37 +304,44 @@ impl SeedRecord {
         }
     }
 
-    /// The one-line verdict the CLI prints.
+    /// The one-line verdict the CLI prints: `seed N: ` and the
+    /// [`outcome`](Self::outcome).
     pub fn line(&self) -> String {
+        format!("seed {}: {}", self.seed, self.outcome())
+    }
+
+    /// The verdict with its detail (`MISMATCH ... at seq 3, cycle 90: ...`,
+    /// `ok, 40 instrs, 812 cycles`), what JUnit gives as a failure's
+    /// message.
+    pub fn outcome(&self) -> String {
         match (&self.mismatch, self.verdict) {
             (Some(m), SeedVerdict::Mismatch) => {
                 let at = m.seq.map(|s| format!(" at seq {s}")).unwrap_or_default();
                 let cycle = m.cycle.map(|c| format!(", cycle {c}")).unwrap_or_default();
-                format!(
-                    "seed {}: MISMATCH {}{at}{cycle}: {}",
-                    self.seed, m.kind, m.detail
-                )
+                format!("MISMATCH {}{at}{cycle}: {}", m.kind, m.detail)
             }
-            (_, SeedVerdict::Timeout) => format!(
-                "seed {}: TIMEOUT: {}",
-                self.seed,
-                self.error.as_deref().unwrap_or("")
-            ),
-            (_, SeedVerdict::Error) => format!(
-                "seed {}: ERROR: {}",
-                self.seed,
-                self.error.as_deref().unwrap_or("")
-            ),
+            (_, SeedVerdict::Timeout) => {
+                format!("TIMEOUT: {}", self.error.as_deref().unwrap_or(""))
+            }
+            (_, SeedVerdict::Error) => format!("ERROR: {}", self.error.as_deref().unwrap_or("")),
             (_, _) => {
                 let cycles = self
                     .cycles
                     .map(|c| format!(", {c} cycles"))
                     .unwrap_or_default();
-                format!(
-                    "seed {}: ok, {} instrs{cycles}",
-                    self.seed, self.instructions
-                )
+                format!("ok, {} instrs{cycles}", self.instructions)
             }
+        }
+    }
+
+    /// What [`Summary::of_seeds`] adds up of this record.
+    pub fn totals(&self) -> SeedTotals<'_> {
+        SeedTotals {
+            verdict: self.verdict,
+            instructions: self.instructions,
+            cycles: self.cycles,
+            engine_busy: self.engine_busy,
+            retire_latency: &self.retire_latency,
         }
     }
 
@@ -421,14 +399,8 @@ impl SummaryRecord {
         wall_seconds: f64,
         stopped: Option<StoppedRecord>,
     ) -> SummaryRecord {
-        let count = |v: SeedVerdict| records.iter().filter(|r| r.verdict == v).count() as u64;
-        let mut busy = PerEngine::default();
-        let mut retire_latency = RetireLatency::default();
-        for r in records {
-            busy += r.engine_busy;
-            retire_latency.merge(&r.retire_latency);
-        }
-        let cycles = records.iter().filter_map(|r| r.cycles).reduce(|a, b| a + b);
+        let summary =
+            Summary::of_seeds(records.iter().map(SeedRecord::totals), Duration::ZERO, None);
         let stopped = stopped.or_else(|| {
             records
                 .iter()
@@ -439,18 +411,10 @@ impl SummaryRecord {
                 })
         });
         SummaryRecord {
-            seeds: records.len() as u64,
-            matched: count(SeedVerdict::Match),
-            mismatched: count(SeedVerdict::Mismatch),
-            errors: count(SeedVerdict::Error),
-            timeouts: count(SeedVerdict::Timeout),
-            instructions: records.iter().map(|r| u64::from(r.instructions)).sum(),
-            cycles,
             wall_seconds,
-            cycles_per_second: rate(cycles, wall_seconds),
-            engine_busy_cycles: busy_by_name(busy),
-            retire_latency,
+            cycles_per_second: rate(summary.cycles, wall_seconds),
             stopped,
+            ..SummaryRecord::of(&summary)
         }
     }
 

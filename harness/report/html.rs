@@ -107,7 +107,15 @@ fn percent_encode(s: &str) -> String {
 /// A table: a header row and rows of cells already made HTML; `class` is
 /// the table's own.
 pub fn table(class: &str, head: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = format!("<table class=\"{}\">", esc(class));
+    table_with_id(None, class, head, rows)
+}
+
+/// [`table`] with an `id` the page's tests and links find it by.
+pub fn table_with_id(id: Option<&str>, class: &str, head: &[&str], rows: &[Vec<String>]) -> String {
+    let id = id
+        .map(|i| format!(" id=\"{}\"", esc(i)))
+        .unwrap_or_default();
+    let mut s = format!("<table{id} class=\"{}\">", esc(class));
     // A table of facts (name, value) has no header row.
     if head.iter().any(|h| !h.is_empty()) {
         s.push_str("<thead><tr>");

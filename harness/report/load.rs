@@ -202,23 +202,21 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
             inputs.coverage = Some(CoverageFile::of(&c));
         }
         None => {
-            let mut total: Option<Coverage> = None;
+            let mut parts = Vec::new();
             for dir in &run_dirs {
                 let path = dir.join(COVERAGE_NAME);
                 if !path.exists() {
                     continue;
                 }
                 match CoverageFile::read(&path) {
-                    // Cases are numbered across the whole campaign in every
-                    // shard, so the earliest first hit is the run's.
-                    Ok(c) => match total.as_mut() {
-                        Some(t) => t.merge_concurrent(&c),
-                        None => total = Some(c),
-                    },
+                    Ok(c) => parts.push(c),
                     Err(e) => inputs.notes.push(format!("coverage not shown: {e}")),
                 }
             }
-            inputs.coverage = total.as_ref().map(CoverageFile::of);
+            // Cases are numbered across the whole campaign in every shard.
+            inputs.coverage = Coverage::sum_concurrent(parts)
+                .as_ref()
+                .map(CoverageFile::of);
         }
     }
     for dir in &run_dirs {

@@ -2,7 +2,7 @@
 //! summary, failures, engines, coverage, mutation, shards, notes.
 
 use super::charts::{bucket_label, Bars, Series};
-use super::html::{command, esc, percent, table, Link};
+use super::html::{command, esc, percent, table, table_with_id, Link};
 use super::{Baseline, CampaignPart, Cluster, Inputs, MutationPart};
 use crate::coverage::CoverageFile;
 use crate::regress::identity::{shell_word, IoMode, RunEnded};
@@ -194,7 +194,7 @@ fn campaign_summary(c: &CampaignPart) -> String {
             }
         ),
     ));
-    out += &table("facts", &["", ""], &rows).replacen("<table", "<table id=\"run-facts\"", 1);
+    out += &table_with_id(Some("run-facts"), "facts", &["", ""], &rows);
     out += &provenance(&c.runs);
     out += "</section>";
     out
@@ -272,7 +272,7 @@ fn provenance(runs: &[RunEntry]) -> String {
             esc(&commits.into_iter().collect::<Vec<_>>().join(", "))
         );
     }
-    out + &table("facts", &["", ""], &rows).replacen("<table", "<table id=\"provenance\"", 1)
+    out + &table_with_id(Some("provenance"), "facts", &["", ""], &rows)
 }
 
 /// Seconds since the epoch as `YYYY-MM-DD HH:MM UTC`.
@@ -777,7 +777,7 @@ fn mutation(
             ),
         ));
     }
-    out += &table("facts", &["", ""], &rows).replacen("<table", "<table id=\"mutation-facts\"", 1);
+    out += &table_with_id(Some("mutation-facts"), "facts", &["", ""], &rows);
     if let Some(h) = &m.header {
         out += &provenance(&h.runs);
     }
@@ -873,7 +873,8 @@ fn kill_table(id: &str, rows: &[KillRow]) -> String {
             ]
         })
         .collect();
-    table(
+    table_with_id(
+        Some(id),
         "kills",
         &[
             "",
@@ -887,7 +888,6 @@ fn kill_table(id: &str, rows: &[KillRow]) -> String {
         ],
         &body,
     )
-    .replacen("<table", &format!("<table id=\"{id}\""), 1)
 }
 
 /// Upper bounds of the time-to-kill buckets, in seconds.
@@ -1003,7 +1003,8 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
             ]
         })
         .collect();
-    out += &table(
+    out += &table_with_id(
+        Some("shard-table"),
         "shards",
         &[
             "directory",
@@ -1015,8 +1016,7 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
             "log",
         ],
         &rows,
-    )
-    .replacen("<table", "<table id=\"shard-table\"", 1);
+    );
     let missing: Vec<String> = match (&inputs.campaign, &inputs.mutation) {
         (Some(c), _) => {
             if c.file.missing_seeds.is_empty() {

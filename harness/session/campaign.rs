@@ -346,22 +346,18 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
     };
     let (report, done) =
         campaign::run_campaign_controlled(&options, jobs, &make_worker, &mut print, controls);
-    let mut coverage: Option<Coverage> = None;
+    let mut coverage_parts = Vec::new();
     let mut rtl_parts = Vec::new();
     let mut rtl_coverage_written: Option<Result<(), String>> = None;
     for d in done {
-        if let Some(c) = d.coverage {
-            match coverage.as_mut() {
-                Some(total) => total.merge_concurrent(&c),
-                None => coverage = Some(c),
-            }
-        }
+        coverage_parts.extend(d.coverage);
         match d.rtl_coverage {
             Some(Ok(part)) => rtl_parts.push(part),
             Some(Err(e)) => rtl_coverage_written = Some(Err(e)),
             None => {}
         }
     }
+    let mut coverage = Coverage::sum_concurrent(coverage_parts);
     if let Some(c) = coverage.as_mut() {
         c.case_number = None;
     }
@@ -550,7 +546,7 @@ fn progress_bar(count: u64) -> Option<ProgressBar> {
 /// A seed's line, and for a failure its details, its reproduce command and
 /// its files.
 fn print_result(r: &campaign::SeedResult, request: &CampaignRequest) {
-    say!("{}", r.line());
+    say!("{}", SeedRecord::of(r).line());
     let reproduce = |seed_timeout: Option<f64>| {
         identity::command(&Rerun::Seed {
             identity: &request.identity,
