@@ -1,7 +1,8 @@
 //! The one rerun command (`regress::identity::Rerun::command`), run as
 //! printed: a plain shard and a steered shard cut short are completed by
 //! the command `merge` prints (the steered one run again whole, as
-//! docs/scale-out.md says), and a failing seed's reproduce command, with
+//! docs/scale-out.md says), a mutation shard cut short is resumed the
+//! same way, and a failing seed's reproduce command, with
 //! stalled I/O and an injected fault, fails again the same way.
 
 mod support;
@@ -149,5 +150,59 @@ fn a_failing_seed_with_stalls_and_a_fault_fails_again_from_its_printed_command()
         "{command}\nexpected {first}\n{}",
         text(&o.stdout)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn a_mutation_shard_cut_short_resumes_from_the_printed_command() {
+    let dir = scratch("mutate");
+    let list = dir.join("ids.txt");
+    std::fs::write(&list, support::curated_ids(2).join("\n") + "\n").unwrap();
+    let shard_dir = |i: usize| dir.join(format!("shard-{i}"));
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let work = shard_dir(i).join("build");
+        let o = cosim(&[
+            "mutate",
+            "--ids",
+            s(&list),
+            "--jobs",
+            "1",
+            "--shard",
+            &shard,
+            "--out",
+            s(&shard_dir(i)),
+            "--work",
+            s(&work),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    // Shard 1 loses its one record: as if killed before writing it.
+    std::fs::write(shard_dir(1).join("results.jsonl"), "").unwrap();
+    let merge = || cosim(&["merge", s(&shard_dir(0)), s(&shard_dir(1))]);
+    let o = merge();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    let command = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("pccx-cosim mutate"))
+        .unwrap_or_else(|| panic!("no mutate command in:\n{out}"))
+        .to_string();
+    assert!(
+        command.contains("--shard 1/2") && command.contains("--resume"),
+        "{command}"
+    );
+    let o = run_printed(&command);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{command}\n{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let o = merge();
+    assert_eq!(o.status.code(), Some(0), "{command}\n{}", text(&o.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }

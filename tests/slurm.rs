@@ -453,3 +453,79 @@ fn a_cancelled_job_shows_its_tasks_cancelled_and_what_is_missing() {
         "{printed}\n{commands:?}"
     );
 }
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-local.sh start, then cargo test --test slurm -- --ignored"]
+fn a_failed_task_is_completed_by_the_sbatch_command_wait_printed() {
+    require_cluster();
+    let dir = scratch("rerun");
+    let run = dir.join("run");
+    // Shard 1 cannot read its records (a directory stands where the file
+    // goes): its task fails, shard 0's completes.
+    let blocker = run.join("shard-1").join("results.jsonl");
+    std::fs::create_dir_all(&blocker).unwrap();
+    let o = cosim(
+        &[
+            &[
+                "slurm",
+                "submit",
+                "--seed",
+                "1",
+                "--count",
+                "40",
+                "--shards",
+                "2",
+                "--config",
+                "tiny",
+                "--out",
+                s(&run),
+            ][..],
+            &WAIT,
+            &["300"],
+        ]
+        .concat(),
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{out}{}", text(&o.stderr));
+    assert!(out.contains("2 tasks, 1 failed"), "{out}");
+    let printed = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("sbatch --array="))
+        .unwrap_or_else(|| panic!("no sbatch command in:\n{out}"))
+        .to_string();
+    assert!(printed.starts_with("sbatch --array=1 "), "{printed}");
+    // The cause removed, the printed command runs exactly the failed task.
+    std::fs::remove_dir(&blocker).unwrap();
+    let o = Command::new("sh").args(["-c", &printed]).output().unwrap();
+    assert!(o.status.success(), "{printed}: {}", text(&o.stderr));
+    let job = text(&o.stdout)
+        .split_whitespace()
+        .last()
+        .expect("sbatch names its job")
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", &job])
+            .output()
+            .unwrap();
+        if text(&q.stdout).trim().is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job {job} still queued after 300 s"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let o = cosim(&["merge", s(&run.join("shard-0")), s(&run.join("shard-1"))]);
+    let out = text(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{printed}\n{out}{}",
+        text(&o.stderr)
+    );
+    assert!(out.contains("summary: 40 seeds, 40 matched"), "{out}");
+}

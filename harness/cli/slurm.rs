@@ -6,9 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::config::{self, HwConfig};
-use crate::regress::identity::shell_word;
-use crate::regress::journal;
-use crate::regress::slurm::{self, ArrayJob, JobRecord};
+use crate::regress::slurm::{self, JobRecord};
 use crate::session;
 
 use super::args::{config_values, parse_u64};
@@ -161,141 +159,47 @@ fn wait_and_report(dir: &Path, deadline: DeadlineArgs) -> Result<ExitCode, Failu
 }
 
 fn submit_campaign(a: SubmitArgs) -> Result<ExitCode, Failure> {
-    if a.array.shards > a.count.max(1) {
-        return Err(Failure::Message(format!(
-            "--shards {}: between 1 and --count ({})",
-            a.array.shards, a.count
-        )));
-    }
-    let mut args: Vec<String> = [
-        "--seed".to_string(),
-        a.seed.to_string(),
-        "--count".into(),
-        a.count.to_string(),
-        "--instrs".into(),
-        a.instrs.to_string(),
-        "--config".into(),
-        a.config.name.to_string(),
-        "--jobs".into(),
-        a.array.cpus_per_task.to_string(),
-    ]
-    .to_vec();
-    if let Some(t) = &a.seed_timeout {
-        args.extend(["--seed-timeout".to_string(), t.clone()]);
-    }
-    // Every task resumes its shard (a requeued task reruns only what is
-    // missing), which a steered campaign cannot do: say so now, not in
-    // each task's log.
-    if a.campaign_arg.iter().any(|c| c == "--steer") {
-        return Err(Failure::Message(
-            "--campaign-arg --steer: a Slurm task resumes its shard after a requeue, and a \
-             steered campaign cannot resume (its cases are made from the coverage of the ones \
-             before); run steered shards with `pccx-cosim --steer --shard I/N` directly"
-                .into(),
-        ));
-    }
-    args.extend(a.campaign_arg.iter().cloned());
-    let task_args = if a.coverage {
-        vec!["--coverage \"$out\"/coverage.json".to_string()]
-    } else {
-        Vec::new()
+    let campaign = session::slurm::CampaignArray {
+        seed: a.seed,
+        count: a.count,
+        instrs: a.instrs,
+        config: a.config.name.to_string(),
+        seed_timeout: a.seed_timeout.clone(),
+        coverage: a.coverage,
+        campaign_args: a.campaign_arg.clone(),
     };
-    submit(args, task_args, None, a.array)
+    let submitted =
+        session::slurm::submit_campaign(&campaign, &a.array.request()).map_err(Failure::Message)?;
+    after_submit(submitted, a.array)
 }
 
 fn submit_mutate(a: SubmitMutateArgs) -> Result<ExitCode, Failure> {
-    let root = std::env::current_dir()
-        .map_err(|e| Failure::Message(format!("cannot read the current directory: {e}")))?;
-    if !root.join("hw/rtl/manifest.txt").exists() {
-        return Err(Failure::Message(
-            "submit-mutate runs from the repository root (no hw/rtl/manifest.txt here), \
-             which every node must see"
-                .into(),
-        ));
-    }
-    let mut args = vec!["mutate".to_string()];
-    args.extend(a.mutate_arg.iter().cloned());
-    args.extend(["--jobs".to_string(), a.array.cpus_per_task.to_string()]);
-    // Each task builds its mutants in its own directory.
-    let task_args = vec!["--work \"$out\"/build".to_string()];
-    submit(args, task_args, Some(root), a.array)
+    let submitted = session::slurm::submit_mutation(&a.mutate_arg, &a.array.request())
+        .map_err(Failure::Message)?;
+    after_submit(submitted, a.array)
 }
 
-fn submit(
-    args: Vec<String>,
-    task_args: Vec<String>,
-    workdir: Option<PathBuf>,
+impl ArrayOptions {
+    fn request(&self) -> session::slurm::ArrayRequest {
+        session::slurm::ArrayRequest {
+            shards: self.shards,
+            out: self.out.clone(),
+            cpus_per_task: self.cpus_per_task,
+            time: self.time.clone(),
+            partition: self.partition.clone(),
+            sbatch_args: self.sbatch_arg.clone(),
+            dry_run: self.dry_run,
+        }
+    }
+}
+
+/// With `--wait`, a submitted job is watched to its end.
+fn after_submit(
+    submitted: session::slurm::Submitted,
     a: ArrayOptions,
 ) -> Result<ExitCode, Failure> {
-    if a.shards == 0 {
-        return Err(Failure::Message(
-            "--shards 0: a job array needs one task at least".into(),
-        ));
-    }
-    let dir = std::path::absolute(&a.out)
-        .map_err(|e| Failure::Message(format!("--out {}: {e}", a.out.display())))?;
-    // The `#SBATCH --output` line names DIR, and such a line ends at the
-    // first blank.
-    if dir.display().to_string().chars().any(char::is_whitespace) {
-        return Err(Failure::Message(format!(
-            "--out {}: a path with blanks cannot go into an #SBATCH line; choose another",
-            dir.display()
-        )));
-    }
-    // Slurm opens each task's output file before the script runs, so the
-    // shard directories must exist.
-    for i in 0..a.shards {
-        let d = slurm::shard_dir(&dir, i);
-        std::fs::create_dir_all(&d)
-            .map_err(|e| Failure::Message(format!("{}: cannot create: {e}", d.display())))?;
-    }
-    let binary = std::env::current_exe()
-        .map_err(|e| Failure::Message(format!("cannot find this binary's path: {e}")))?;
-    let mut sbatch_args = vec![format!("--cpus-per-task={}", a.cpus_per_task)];
-    sbatch_args.extend(a.sbatch_arg.iter().cloned());
-    let job = ArrayJob {
-        binary,
-        args,
-        shards: a.shards,
-        dir: dir.clone(),
-        job_name: "pccx-cosim".into(),
-        time: a.time.clone(),
-        partition: a.partition.clone(),
-        sbatch_args,
-        task_args,
-        workdir,
-    };
-    let script_path = dir.join(slurm::SCRIPT_FILE);
-    let script = job.script();
-    std::fs::write(&script_path, &script)
-        .map_err(|e| Failure::Message(format!("{}: cannot write: {e}", script_path.display())))?;
-    let sbatch = format!(
-        "sbatch --parsable {}",
-        shell_word(&script_path.display().to_string())
-    );
-    if a.dry_run {
-        say!("{script}");
-        say!("# not submitted (--dry-run); to submit: {sbatch}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    let job_id = slurm::submit(&script_path).map_err(Failure::Message)?;
-    JobRecord {
-        job_id: job_id.clone(),
-        shards: a.shards,
-        submitted_unix: journal::unix_now(),
-        script: script_path.display().to_string(),
-    }
-    .write(&dir)
-    .map_err(Failure::Message)?;
-    say!(
-        "submitted job {job_id}: {} tasks, one per shard, into {}; watch it with `pccx-cosim slurm wait {}`",
-        a.shards,
-        dir.display(),
-        shell_word(&dir.display().to_string())
-    );
-    if a.wait {
-        wait_and_report(&dir, a.deadline)
-    } else {
-        Ok(ExitCode::SUCCESS)
+    match submitted {
+        session::slurm::Submitted::Job { dir } if a.wait => wait_and_report(&dir, a.deadline),
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
