@@ -20,6 +20,7 @@ mod asm;
 mod bench;
 mod cvo_accuracy;
 mod disasm;
+mod gate_power;
 mod generate;
 mod merge;
 mod mutate;
@@ -63,6 +64,12 @@ enum Command {
     /// (Internal: one mutant's campaign, in a child process of `mutate`.)
     #[command(hide = true)]
     MutateRun(mutate::MutateRunArgs),
+    /// The gate's power: `cargo test`'s own test binaries run against
+    /// mutants (one mutant schema per linked configuration, the mutant
+    /// chosen at run time), and which the gate kills, by which test, how
+    /// fast (docs/mutation.md). Run from the repository root. Exit 1 if a
+    /// mutant survives the gate.
+    GatePower(gate_power::GatePowerArgs),
     /// Run a repro file's case again: exit 1 if it still mismatches, 0 if
     /// reference and DUT now agree, 2 if the file is malformed.
     Replay(replay::ReplayArgs),
@@ -121,6 +128,7 @@ pub fn main() -> ExitCode {
         }
         Some(Command::MutateRun(args)) => mutate::mutate_run(args),
         Some(Command::Mutate(args)) => mutate::mutate(args),
+        Some(Command::GatePower(args)) => gate_power::gate_power(&args),
         Some(Command::Merge(args)) => merge::merge(&args),
         Some(Command::Slurm(args)) => slurm::slurm(args),
         Some(Command::PlotCoverage(args)) => plot_coverage::plot_coverage(&args),

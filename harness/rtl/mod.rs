@@ -10,6 +10,7 @@ pub mod coverage;
 pub mod dynamic;
 mod ffi;
 pub mod host_port;
+pub mod model_override;
 pub mod recipe;
 pub mod verilator;
 pub mod weight_port;
@@ -114,6 +115,9 @@ pub enum Origin {
     OnDemand,
     /// A shim table the caller loaded ([`RtlModel::open_with_ops`]).
     Loaded,
+    /// The shared object `PCCX_MODEL_OVERRIDE` names for the configuration
+    /// ([`model_override`]).
+    Overridden,
 }
 
 /// The names of the configurations compiled into this binary.
@@ -130,6 +134,10 @@ impl RtlModel {
     /// into this binary, or, for a test-only configuration that is not, one
     /// built on demand (once, into the build cache; docs/build.md).
     pub fn open(config: HwConfig, timing: HostTiming) -> Result<RtlModel, String> {
+        // `gate-power` names the model to open instead (a mutant's).
+        if let Some(ops) = model_override::ops_for(config.name)? {
+            return RtlModel::open_from(config, ops, timing, Origin::Overridden);
+        }
         if let Some(ops) = ffi::ops_by_name(config.name) {
             // SAFETY: the table is a static in the shim, valid for the program's life.
             let ops: &'static pccx_sim_ops = unsafe { &*ops };
@@ -583,6 +591,11 @@ fn no_tracing(origin: Origin, config: &HwConfig) -> String {
             linked = built_configs().join(",")
         ),
         Origin::Loaded => "this model was built without tracing".into(),
+        Origin::Overridden => format!(
+            "{} names a model for `{}` that was built without tracing",
+            model_override::ENV,
+            config.name
+        ),
     }
 }
 

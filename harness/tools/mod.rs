@@ -4,6 +4,8 @@
 #[cfg(feature = "rtl")]
 pub mod bench;
 pub mod cvo_accuracy;
+#[cfg(feature = "rtl")]
+pub mod gate_power;
 pub mod mutants;
 #[cfg(feature = "rtl")]
 pub mod mutate;

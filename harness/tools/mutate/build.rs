@@ -15,7 +15,7 @@ use super::Mutant;
 
 /// The configuration name mutants are compiled under (their symbols never
 /// clash with the configurations linked into the binary).
-const MUTANT_CONFIG: &str = "mutant";
+pub const MUTANT_CONFIG: &str = "mutant";
 
 /// After the shared -Wall: a mutant may warn, and still runs.
 const MUTANT_VERILATOR_ARGS: &[&str] = &["-Wno-fatal", "-Wno-lint", "-Wno-style"];
