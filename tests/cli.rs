@@ -261,7 +261,7 @@ fn a_matching_campaign_prints_one_line_per_seed_and_exits_0() {
     let text = stdout(&o);
     for seed in 17..20 {
         assert!(
-            text.contains(&format!("seed {seed}: ok, 20 instrs")),
+            text.contains(&format!("seed {seed}: match, 20 instrs")),
             "{text}"
         );
     }

@@ -329,7 +329,7 @@ impl SeedRecord {
                     .cycles
                     .map(|c| format!(", {c} cycles"))
                     .unwrap_or_default();
-                format!("ok, {} instrs{cycles}", self.instructions)
+                format!("match, {} instrs{cycles}", self.instructions)
             }
         }
     }
