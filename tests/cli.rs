@@ -941,3 +941,29 @@ fn jobs_flags_that_cannot_work_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("one worker"), "{}", stderr(&o));
 }
+
+/// `bench --busy` sizes its instruction to the configuration: every engine
+/// runs on every shipped configuration (tiny's L2 once refused the GEMM and
+/// GEMV, whose output went to word 8192).
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn every_busy_benchmark_runs_on_every_shipped_configuration() {
+    for config in ["tiny", "small", "kv260"] {
+        for engine in ["gemm", "gemv", "cvo"] {
+            let o = cosim(&[
+                "bench", "--busy", engine, "--config", config, "--repeat", "1",
+            ]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "--busy {engine} --config {config}: {}",
+                stderr(&o)
+            );
+            assert!(
+                stdout(&o).contains(&format!("{config}, {engine} busy: median")),
+                "{}",
+                stdout(&o)
+            );
+        }
+    }
+}

@@ -221,6 +221,32 @@ fn shape(engine: BusyEngine) -> (u16, u16, u16) {
     }
 }
 
+/// Where the benchmark GEMV/GEMM writes its output: word 8192 where L2 is
+/// large enough (kv260, small), else the top of L2 (tiny's 4,096 words);
+/// the activations are read from word 0. A configuration whose L2 cannot
+/// hold both is refused up front, with the sizes.
+fn busy_dest(config: HwConfig, engine: BusyEngine) -> Result<u32, String> {
+    let (m, k, n) = shape(engine);
+    if engine == BusyEngine::Cvo {
+        return Ok(0);
+    }
+    let shape = pccx_golden::exec::mat::MatShape {
+        m: u64::from(m),
+        k: u64::from(k),
+        n: u64::from(n),
+    };
+    let (act, out) = (shape.act_words(), shape.out_words());
+    let l2 = u64::from(config.l2_words);
+    if act + out > l2 {
+        return Err(format!(
+            "--busy {engine:?} on `{}`: its {act} activation and {out} output words do not fit \
+             the configuration's {l2}-word L2",
+            config.name
+        ));
+    }
+    Ok(8192.min(l2 - out) as u32)
+}
+
 /// Runs one instruction of `engine` on `config` and measures it.
 pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyRun, String> {
     // The RTL alone, opened by the one model factory (no fault, ideal I/O).
@@ -228,13 +254,14 @@ pub fn busy_run(config: HwConfig, engine: BusyEngine, seed: u64) -> Result<BusyR
     rtl.set_weight_source(WeightSource::new(seed));
     rtl.reset().map_err(|e| e.to_string())?;
     let (m, k, n) = shape(engine);
+    let dest_reg = busy_dest(config, engine)?;
     let fail = |e: pccx_golden::model::ModelError| e.to_string();
     rtl.set_shape_entry(ShapeTable::Fmap, 1, ShapeEntry { a: m, b: k, c: 0 })
         .map_err(fail)?;
     rtl.set_shape_entry(ShapeTable::Weight, 2, ShapeEntry { a: k, b: n, c: 0 })
         .map_err(fail)?;
     let op = MatOp {
-        dest_reg: 8192,
+        dest_reg,
         src_addr: 0,
         flags: 0b10_1000, // findemax, w_scale: the whole output path works
         size_ptr_addr: 2,
