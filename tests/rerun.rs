@@ -41,6 +41,22 @@ fn printed_after(out: &str, heading: &str) -> String {
     lines.next().expect("a command line").trim().to_string()
 }
 
+/// Runs `command` as printed, which must succeed, then `merge` again,
+/// which must now find the run complete; the merge's output.
+fn completed_by(command: &str, merge: impl Fn() -> Output) -> Output {
+    let o = run_printed(command);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{command}\n{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let o = merge();
+    assert_eq!(o.status.code(), Some(0), "{command}\n{}", text(&o.stdout));
+    o
+}
+
 fn shard_cut_short_is_completed_by_the_printed_command(name: &str, extra: &[&str]) {
     let dir = scratch(name);
     let shard_dir = |i: usize| dir.join(format!("shard-{i}"));
@@ -70,16 +86,7 @@ fn shard_cut_short_is_completed_by_the_printed_command(name: &str, extra: &[&str
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
     let command = printed_after(&text(&o.stdout), "to run exactly the missing seeds");
     assert!(command.contains("--shard 1/2"), "{command}");
-    let o = run_printed(&command);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{command}\n{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    let o = merge();
-    assert_eq!(o.status.code(), Some(0), "{command}\n{}", text(&o.stdout));
+    let o = completed_by(&command, merge);
     assert!(
         text(&o.stdout).contains("summary: 12 seeds"),
         "{}",
@@ -194,15 +201,6 @@ fn a_mutation_shard_cut_short_resumes_from_the_printed_command() {
         command.contains("--shard 1/2") && command.contains("--resume"),
         "{command}"
     );
-    let o = run_printed(&command);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{command}\n{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    let o = merge();
-    assert_eq!(o.status.code(), Some(0), "{command}\n{}", text(&o.stdout));
+    completed_by(&command, merge);
     let _ = std::fs::remove_dir_all(&dir);
 }

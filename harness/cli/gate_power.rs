@@ -70,9 +70,10 @@ pub(super) fn gate_power(args: &GatePowerArgs) -> Result<ExitCode, Failure> {
         return Err(Failure::Message("no mutants to run".into()));
     }
     // The linked configurations: the ones every gate test can open.
+    let linked = crate::rtl::built_configs();
     let configs = crate::config::ALL
         .iter()
-        .filter(|c| !c.test_only && crate::rtl::built_configs().contains(&c.name))
+        .filter(|c| !c.test_only && linked.contains(&c.name))
         .cloned()
         .collect();
     let request = GateRequest {

@@ -545,6 +545,15 @@ fn clip(message: &str) -> String {
     )
 }
 
+/// A loaded shim table, kept in a static and shared between test threads.
+#[derive(Clone, Copy)]
+pub(crate) struct Loaded(pub(crate) &'static SimOps);
+// SAFETY: the table is immutable static data of a library that is never
+// unloaded: function pointers, sizes and a pointer to the name string.
+// Sharing it is sharing constants; each thread makes its own model.
+unsafe impl Send for Loaded {}
+unsafe impl Sync for Loaded {}
+
 /// The model of a test-only `config` that is not linked into this binary,
 /// built on demand (or found in the cache) and loaded, once per process.
 ///
@@ -552,14 +561,6 @@ fn clip(message: &str) -> String {
 /// build (a lock per cache entry); processes that do are kept apart by the
 /// cache's lock file and atomic install.
 pub fn open_ops(config: &HwConfig) -> Result<&'static SimOps, String> {
-    /// A loaded table, shareable between the test threads.
-    #[derive(Clone, Copy)]
-    struct Loaded(&'static SimOps);
-    // SAFETY: the table is immutable static data of a library that is never
-    // unloaded: function pointers, sizes and a pointer to the name string.
-    // Sharing it is sharing constants; each thread makes its own model.
-    unsafe impl Send for Loaded {}
-    unsafe impl Sync for Loaded {}
     type Slot = Arc<Mutex<Option<Loaded>>>;
     static LOADED: Mutex<BTreeMap<String, Slot>> = Mutex::new(BTreeMap::new());
     static TOOLCHAIN: OnceLock<Toolchain> = OnceLock::new();

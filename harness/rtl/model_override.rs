@@ -15,7 +15,8 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::{dynamic, SimOps};
+use super::dynamic::{self, Loaded};
+use super::SimOps;
 
 /// The environment variable.
 pub const ENV: &str = "PCCX_MODEL_OVERRIDE";
@@ -76,13 +77,6 @@ fn overrides() -> Result<&'static [ModelOverride], String> {
 /// it (loaded, its mutant selected, once per process); `None` when it does
 /// not.
 pub fn ops_for(config: &str) -> Result<Option<&'static SimOps>, String> {
-    /// A loaded table, shareable between test threads.
-    #[derive(Clone, Copy)]
-    struct Loaded(&'static SimOps);
-    // SAFETY: as in `dynamic::open_ops`: immutable static data of a library
-    // that is never unloaded; each thread makes its own model from it.
-    unsafe impl Send for Loaded {}
-    unsafe impl Sync for Loaded {}
     static LOADED: Mutex<BTreeMap<String, Loaded>> = Mutex::new(BTreeMap::new());
 
     let Some(o) = overrides()?.iter().find(|o| o.config == config) else {

@@ -177,15 +177,10 @@ pub fn killed_in(report: &Path) -> Result<Vec<String>, String> {
 /// `n` of `ids` drawn without replacement by `seed` (the draw `mutate
 /// --sample` makes of sites), in their order.
 pub fn sample_ids(ids: &[String], n: usize, seed: u64) -> Vec<String> {
-    let mut rng = crate::stimulus::Rng::new(seed);
-    let mut idx: Vec<usize> = (0..ids.len()).collect();
-    for i in (1..idx.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        idx.swap(i, j);
-    }
-    idx.truncate(n);
-    idx.sort_unstable();
-    idx.into_iter().map(|i| ids[i].clone()).collect()
+    mutate::sample_indices(ids.len(), n, seed)
+        .into_iter()
+        .map(|i| ids[i].clone())
+        .collect()
 }
 
 /// The gate's test binaries of this package, built by `cargo test

@@ -182,7 +182,16 @@ pub fn parse_changed_lines(diff: &str) -> Result<BTreeMap<String, BTreeSet<usize
 /// `n` sites drawn without replacement by `seed`, the same for the same
 /// sources.
 pub fn sample(sites: &[Mutant], n: usize, seed: u64) -> Vec<Mutant> {
-    let mut idx: Vec<usize> = (0..sites.len()).collect();
+    sample_indices(sites.len(), n, seed)
+        .into_iter()
+        .map(|i| sites[i].clone())
+        .collect()
+}
+
+/// `n` of the indices `0..len` drawn without replacement by `seed`, in
+/// ascending order: the draw of [`sample`], for any list.
+pub fn sample_indices(len: usize, n: usize, seed: u64) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..len).collect();
     let mut rng = Rng::new(seed);
     for i in (1..idx.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
@@ -190,7 +199,7 @@ pub fn sample(sites: &[Mutant], n: usize, seed: u64) -> Vec<Mutant> {
     }
     idx.truncate(n);
     idx.sort_unstable();
-    idx.into_iter().map(|i| sites[i].clone()).collect()
+    idx
 }
 
 /// Mutant ids listed in a file (`id` then optional `# reason`), for the
