@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# A single-node Slurm cluster on this machine, for running the scale-out
-# work locally: one controller (slurmctld), one node named "localhost"
-# (slurmd) and munged for authentication, from Debian's packages.
+# A Slurm cluster on this machine, for running the scale-out work locally:
+# one controller (slurmctld), munged for authentication, and one node
+# named "localhost" or N nodes, each a slurmd with a host of its own, from
+# Debian's packages.
 #
-#   scripts/slurm-local.sh start    install if needed, configure, start, wait for the node
-#   scripts/slurm-local.sh stop     stop the daemons this script started
-#   scripts/slurm-local.sh status   report the daemons and the node; exit 0 only when usable
+#   scripts/slurm-local.sh start [--nodes N]  install if needed, configure, start, wait for the nodes
+#   scripts/slurm-local.sh stop               stop the daemons this script started, remove the nodes' links
+#   scripts/slurm-local.sh status             report the daemons and the nodes; exit 0 only when usable
+#   scripts/slurm-local.sh kill-node NODE     SIGKILL every process of NODE (its slurmd and the
+#                                             tasks it runs): a node lost, for the node-loss tests
+#
+# With --nodes N (N >= 2) the nodes are pccx-node1 .. pccx-nodeN. Each
+# slurmd runs in a network namespace (`ip netns`, named after the node)
+# and a UTS namespace of its own: its own host name, which the tasks it
+# runs see, and its own address (10.199.0.11 ...) on a private bridge,
+# pccx-br0 (10.199.0.1, where slurmctld answers), that start creates and
+# stop removes. Traffic stays between this machine's own namespaces. The
+# filesystem is shared, as on a cluster with a shared home: munged's
+# socket, the spool and log directories (one per node) and the work.
 #
 # Written for a machine where PID 1 is not systemd and policy-rc.d refuses
 # service starts, so the daemons are started directly, not through
@@ -25,12 +37,38 @@ readonly MARK="# Written by pccx-cosim scripts/slurm-local.sh; start rewrites th
 readonly STATE_DIR=/run/pccx-slurm-local
 readonly STATE_FILE=$STATE_DIR/pids
 readonly LOG_DIR=/var/log/slurm
-readonly NODE=localhost
+# The node names of this start (set by --nodes), or of the running
+# cluster (read from the state file) for status, stop and kill-node.
+NODES=(localhost)
+readonly BRIDGE=pccx-br0
+readonly NET=10.199.0
 readonly PACKAGES=(slurmctld slurmd slurm-client munge)
 readonly START_TIMEOUT=${SLURM_LOCAL_START_TIMEOUT:-30}
 readonly CTLD_TIMEOUT=${SLURM_LOCAL_CTLD_TIMEOUT:-120}
-# Daemons in start order; stop walks the list backwards.
-readonly DAEMONS=(munged slurmctld slurmd)
+# Daemons in start order; stop walks the list backwards. A node's slurmd
+# is `slurmd@NODE`.
+DAEMONS=(munged slurmctld slurmd@localhost)
+
+# The daemons for NODES.
+set_daemons() {
+  local n
+  DAEMONS=(munged slurmctld)
+  for n in "${NODES[@]}"; do DAEMONS+=("slurmd@$n"); done
+}
+
+multi_node() { [ "${NODES[0]}" != localhost ]; }
+
+# The nodes of the cluster the state file records (its slurmd@ lines), if
+# any; else NODES stays as it is.
+nodes_from_state() {
+  local found
+  [ -r "$STATE_FILE" ] || return 0
+  mapfile -t found < <(awk '$1 ~ /^slurmd@/ {sub(/^slurmd@/, "", $1); print $1}' "$STATE_FILE")
+  if [ "${#found[@]}" -gt 0 ]; then
+    NODES=("${found[@]}")
+    set_daemons
+  fi
+}
 
 msg() { echo "slurm-local: $*"; }
 err() { echo "slurm-local: error: $*" >&2; }
@@ -40,13 +78,17 @@ pid_file_of() {
   case $1 in
     munged) echo /run/munge/munged.pid ;;
     slurmctld) echo /run/slurm/slurmctld.pid ;;
-    slurmd) echo /run/slurm/slurmd.pid ;;
+    slurmd@*) echo "/run/slurm/slurmd-${1#slurmd@}.pid" ;;
   esac
 }
+
+# The process name (comm) of a daemon: slurmd@NODE is a slurmd.
+comm_of() { echo "${1%%@*}"; }
 
 log_of() {
   case $1 in
     munged) echo /var/log/munge/munged.log ;;
+    slurmd@*) echo "$LOG_DIR/slurmd-${1#slurmd@}.log" ;;
     *) echo "$LOG_DIR/$1.log" ;;
   esac
 }
@@ -77,11 +119,12 @@ state_origin() { [ -r "$STATE_FILE" ] && awk -v n="$1" '$1 == n {print $3; exit}
 # PID file's (a daemon running without our state file, e.g. after the
 # state file was lost). Prints nothing and fails when none is alive.
 running_pid() {
-  local name=$1 pid
+  local name=$1 pid comm
+  comm=$(comm_of "$name")
   pid=$(state_pid "$name" || true)
-  if [ -n "$pid" ] && alive "$pid" "$name"; then echo "$pid"; return 0; fi
+  if [ -n "$pid" ] && alive "$pid" "$comm"; then echo "$pid"; return 0; fi
   pid=$(cat "$(pid_file_of "$name")" 2>/dev/null || true)
-  if [ -n "$pid" ] && alive "$pid" "$name"; then echo "$pid"; return 0; fi
+  if [ -n "$pid" ] && alive "$pid" "$comm"; then echo "$pid"; return 0; fi
   return 1
 }
 
@@ -90,7 +133,7 @@ running_pid() {
 # because a controller that accepts connections but hangs would otherwise
 # hang us too.
 node_state() {
-  timeout 10 sinfo -h -N -n "$NODE" -o %t 2>/dev/null | head -n 1 | tr -d ' ' || true
+  timeout 10 sinfo -h -N -n "$1" -o %t 2>/dev/null | head -n 1 | tr -d ' ' || true
 }
 
 node_usable() {
@@ -152,16 +195,34 @@ install_packages() {
 
 write_conf_text() {
   # CPUs from nproc: slurmd drains a node configured with more CPUs than it
-  # finds, and on this machine nproc gives the 2 the notes measured.
-  local cpus
+  # finds, and on this machine nproc gives the 2 the notes measured. With
+  # several nodes on one machine each gets one CPU (fewer than a node has
+  # is accepted), so that an array spreads over the nodes.
+  local cpus ctld=localhost nodes_text k
   cpus=$(nproc)
+  if multi_node; then
+    cpus=1
+    # Named localhost, so slurmctld knows itself; the nodes reach it at
+    # the bridge's address.
+    ctld="localhost($NET.1)"
+    nodes_text=""
+    for k in "${!NODES[@]}"; do
+      nodes_text+="NodeName=${NODES[k]} NodeAddr=$NET.$((11 + k)) CPUs=$cpus State=UNKNOWN"$'\n'
+    done
+  else
+    nodes_text="NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN"$'\n'
+  fi
+  local all_nodes
+  all_nodes=$(IFS=,; echo "${NODES[*]}")
   cat <<EOF
 $MARK
-# A single-node cluster: controller and node on this machine, the node
-# named localhost (slurmd -N localhost), so it does not depend on the
-# hostname. Edits here are lost at the next start; change the script.
+# A local cluster: controller and ${#NODES[@]} node(s) on this machine. One
+# node is named localhost (slurmd -N localhost), so it does not depend on
+# the hostname; several are pccx-node1 ... in namespaces of their own
+# (scripts/slurm-local.sh). Edits here are lost at the next start; change
+# the script.
 ClusterName=pccx-local
-SlurmctldHost=localhost
+SlurmctldHost=$ctld
 SlurmctldPort=6817
 SlurmdPort=6818
 
@@ -178,12 +239,14 @@ SlurmUser=slurm
 SlurmdUser=root
 DisableRootJobs=NO
 
+# %n: the node's name, so that the slurmds on this one filesystem keep
+# apart.
 StateSaveLocation=/var/lib/slurm/slurmctld
-SlurmdSpoolDir=/var/lib/slurm/slurmd
+SlurmdSpoolDir=/var/lib/slurm/slurmd-%n
 SlurmctldPidFile=/run/slurm/slurmctld.pid
-SlurmdPidFile=/run/slurm/slurmd.pid
+SlurmdPidFile=/run/slurm/slurmd-%n.pid
 SlurmctldLogFile=$LOG_DIR/slurmctld.log
-SlurmdLogFile=$LOG_DIR/slurmd.log
+SlurmdLogFile=$LOG_DIR/slurmd-%n.log
 
 # No cgroups, no accounting database: plain process tracking, and a
 # text file with one line per finished job (or array task), since sacct
@@ -212,8 +275,7 @@ SlurmdTimeout=10
 # SIGTERM, then SIGKILL 5 s later, at a time limit or scancel.
 KillWait=5
 
-NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+${nodes_text}PartitionName=debug Nodes=$all_nodes Default=YES MaxTime=INFINITE State=UP
 EOF
 }
 
@@ -250,7 +312,8 @@ ensure_dirs() {
   # jobcomp file; slurmd is root and writes its spool and log.
   install -d -o slurm -g slurm -m 0755 /run/slurm /var/lib/slurm /var/log/slurm
   install -d -o slurm -g slurm -m 0700 /var/lib/slurm/slurmctld
-  install -d -o root -g root -m 0755 /var/lib/slurm/slurmd
+  local n
+  for n in "${NODES[@]}"; do install -d -o root -g root -m 0755 "/var/lib/slurm/slurmd-$n"; done
   if [ ! -s /etc/munge/munge.key ]; then
     # Debian's postinst normally made it; recreate if somebody removed it.
     msg "creating /etc/munge/munge.key"
@@ -262,6 +325,53 @@ ensure_dirs() {
   fi
   chown munge:munge /etc/munge/munge.key
   chmod 0400 /etc/munge/munge.key
+}
+
+# ---------------------------------------------------------------- the nodes' network
+
+# The bridge (10.199.0.1) and, per node, a network namespace named after it
+# with one end of a veth pair (eth0, 10.199.0.11 ...) whose other end
+# (pccx-vK) is on the bridge. Idempotent.
+net_up() {
+  local k n veth
+  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+    ip link add "$BRIDGE" type bridge
+    ip addr add "$NET.1/24" dev "$BRIDGE"
+  fi
+  ip link set "$BRIDGE" up
+  for k in "${!NODES[@]}"; do
+    n=${NODES[k]}
+    veth=pccx-v$((k + 1))
+    [ -e "/run/netns/$n" ] || ip netns add "$n"
+    if ! ip link show "$veth" >/dev/null 2>&1; then
+      ip link add "$veth" type veth peer name eth0 netns "$n"
+      ip link set "$veth" master "$BRIDGE" up
+      ip -n "$n" addr add "$NET.$((11 + k))/24" dev eth0
+      ip -n "$n" link set lo up
+      ip -n "$n" link set eth0 up
+    fi
+  done
+}
+
+# SIGKILL to every process in node N's network namespace.
+kill_namespace() {
+  local pids
+  [ -e "/run/netns/$1" ] || return 0
+  pids=$(ip netns pids "$1" 2>/dev/null || true)
+  [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+}
+
+# Removes what net_up made (a deleted namespace takes its veth end along,
+# and with it the pair); processes still in a namespace are killed first.
+net_down() {
+  local n
+  for n in /run/netns/pccx-node*; do
+    [ -e "$n" ] || continue
+    n=${n##*/}
+    kill_namespace "$n"
+    ip netns del "$n" 2>/dev/null || true
+  done
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE"; fi
 }
 
 # ---------------------------------------------------------------- start
@@ -282,7 +392,18 @@ launch() {
   case $name in
     munged) cmd=(runuser -u munge -- /usr/sbin/munged) ;;
     slurmctld) cmd=(/usr/sbin/slurmctld) ;;
-    slurmd) cmd=(/usr/sbin/slurmd -N "$NODE") ;;
+    slurmd@*)
+      local node=${name#slurmd@}
+      if multi_node; then
+        # Its own network and host name: the namespace net_up made, and a
+        # new UTS namespace where the host name is the node's. nsenter, not
+        # `ip netns exec`: that remounts /sys for the namespace, which hides
+        # /sys/fs/cgroup, and slurmd will not start without it.
+        cmd=(nsenter "--net=/run/netns/$node" unshare --uts sh -c "hostname $node && exec /usr/sbin/slurmd -N $node")
+      else
+        cmd=(/usr/sbin/slurmd -N "$node")
+      fi
+      ;;
   esac
   # 9>&-: the daemon must not inherit our lock file descriptor, or it
   # would hold the lock for as long as it runs and block every later call.
@@ -295,7 +416,7 @@ launch() {
   deadline=$((SECONDS + 10))
   while [ "$SECONDS" -lt "$deadline" ]; do
     pid=$(cat "$pidfile" 2>/dev/null || true)
-    if [ -n "$pid" ] && alive "$pid" "$name"; then
+    if [ -n "$pid" ] && alive "$pid" "$(comm_of "$name")"; then
       echo "$pid"
       return 0
     fi
@@ -320,13 +441,40 @@ record_state() {
 }
 
 cmd_start() {
+  local want=1
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --nodes)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]?$ ]] || die "--nodes takes a number of nodes, 1 to 99"
+        want=$2
+        shift 2
+        ;;
+      *) die "start: unknown argument '$1' (start [--nodes N])" ;;
+    esac
+  done
   need_root start
   take_lock
   install_packages
 
+  # A running cluster of another shape is not reshaped under its jobs.
+  local running=()
+  if [ -r "$STATE_FILE" ]; then
+    mapfile -t running < <(awk '$1 ~ /^slurmd@/ {sub(/^slurmd@/, "", $1); print $1}' "$STATE_FILE")
+  fi
+  if [ "$want" -ge 2 ]; then
+    local k
+    NODES=()
+    for ((k = 1; k <= want; k++)); do NODES+=("pccx-node$k"); done
+  fi
+  set_daemons
+  if [ "${#running[@]}" -gt 0 ] && running_pid slurmctld >/dev/null && [ "${running[*]}" != "${NODES[*]}" ]; then
+    die "a cluster of ${#running[@]} node(s) (${running[*]}) runs; stop it before starting ${#NODES[@]}"
+  fi
+
   local name pid origin started_any=0
   install_conf
   ensure_dirs
+  if multi_node; then net_up; fi
 
   for name in "${DAEMONS[@]}"; do
     if pid=$(running_pid "$name"); then
@@ -341,7 +489,7 @@ cmd_start() {
     else
       # slurmd's start time (to the second, in slurmctld's format), to
       # know below when this slurmd, not an earlier one, has registered.
-      if [ "$name" = slurmd ]; then SLURMD_LAUNCHED=$(date +%Y-%m-%dT%H:%M:%S); fi
+      if [[ $name == slurmd@* ]]; then SLURMD_LAUNCHED[${name#slurmd@}]=$(date +%Y-%m-%dT%H:%M:%S); fi
       pid=$(launch "$name") ||
         die "start failed at $name; the daemons started so far are in $STATE_FILE (run stop)"
       origin=started
@@ -359,20 +507,25 @@ cmd_start() {
     fi
   done
 
-  wait_node_usable
+  local node
+  for node in "${NODES[@]}"; do wait_node_usable "$node"; done
   [ "$started_any" = 1 ] || msg "cluster was already up"
 }
 
-SLURMD_LAUNCHED=""
-# True when the slurmd started by this run has registered with slurmctld.
+# When this start launched each node's slurmd (nodes it found running are
+# not in it).
+declare -A SLURMD_LAUNCHED=()
+# True when the slurmd of node $1 started by this run (if it started one)
+# has registered with slurmctld.
 # Needed because slurmctld restores the node's last state from its state
 # files: it can say "idle" before the new slurmd has said a word.
 slurmd_registered() {
-  [ -n "$SLURMD_LAUNCHED" ] || return 0
+  local launched=${SLURMD_LAUNCHED[$1]:-}
+  [ -n "$launched" ] || return 0
   local t
-  t=$(timeout 10 scontrol show node "$NODE" 2>/dev/null | grep -o 'SlurmdStartTime=[^ ]*' | cut -d= -f2 || true)
+  t=$(timeout 10 scontrol show node "$1" 2>/dev/null | grep -o 'SlurmdStartTime=[^ ]*' | cut -d= -f2 || true)
   # Same fixed-width ISO format on both sides, so string order is time order.
-  [ -n "$t" ] && [ "$t" != None ] && [[ ! "$t" < "$SLURMD_LAUNCHED" ]]
+  [ -n "$t" ] && [ "$t" != None ] && [[ ! "$t" < "$launched" ]]
 }
 
 # Polls the node state until idle/mix/alloc or the deadline. A node left
@@ -380,27 +533,27 @@ slurmd_registered() {
 # back a node that was down only for not responding, but not one drained
 # for a reason (e.g. "Duplicate jobid" after slurmctld lost its state).
 wait_node_usable() {
-  local t0=${EPOCHREALTIME/./} deadline=$((SECONDS + START_TIMEOUT)) state="" last_resume=-100
+  local node=$1 t0=${EPOCHREALTIME/./} deadline=$((SECONDS + START_TIMEOUT)) state="" last_resume=-100
   while :; do
-    state=$(node_state)
-    if node_usable "$state" && slurmd_registered; then
-      msg "node $NODE is $state after $(((${EPOCHREALTIME/./} - t0) / 1000)) ms; partition debug is ready"
+    state=$(node_state "$node")
+    if node_usable "$state" && slurmd_registered "$node"; then
+      msg "node $node is $state after $(((${EPOCHREALTIME/./} - t0) / 1000)) ms; partition debug is ready"
       return 0
     fi
     case $state in
       down* | drain* | drng* | fail*)
         if [ $((SECONDS - last_resume)) -ge 3 ]; then
           local reason
-          reason=$(timeout 10 sinfo -h -N -n "$NODE" -o %E 2>/dev/null | head -n 1 || true)
-          msg "node $NODE is $state (reason: ${reason:-none}); resuming it"
-          scontrol update nodename="$NODE" state=resume >/dev/null 2>&1 || true
+          reason=$(timeout 10 sinfo -h -N -n "$node" -o %E 2>/dev/null | head -n 1 || true)
+          msg "node $node is $state (reason: ${reason:-none}); resuming it"
+          scontrol update nodename="$node" state=resume >/dev/null 2>&1 || true
           last_resume=$SECONDS
         fi
         ;;
     esac
     if [ "$SECONDS" -ge "$deadline" ]; then
-      err "node $NODE is not idle after ${START_TIMEOUT} s (state: ${state:-no answer from slurmctld})"
-      show_log_tail "$(log_of slurmd)"
+      err "node $node is not idle after ${START_TIMEOUT} s (state: ${state:-no answer from slurmctld})"
+      show_log_tail "$(log_of "slurmd@$node")"
       show_log_tail "$(log_of slurmctld)"
       exit 1
     fi
@@ -423,8 +576,9 @@ wait_gone() {
 }
 
 stop_one() {
-  local name=$1 pid=$2 t0=$SECONDS
-  if ! alive "$pid" "$name"; then
+  local name=$1 pid=$2 t0=$SECONDS comm
+  comm=$(comm_of "$name")
+  if ! alive "$pid" "$comm"; then
     if is_zombie "$pid"; then
       msg "$name (pid $pid) already exited (zombie)"
     else
@@ -440,13 +594,13 @@ stop_one() {
       # state, drained the node ("Duplicate jobid") and left a task held
       # forever. So wait long, remind it once halfway, and kill only a
       # controller that has clearly hung.
-      if ! wait_gone "$pid" "$name" $((CTLD_TIMEOUT / 2)); then
+      if ! wait_gone "$pid" "$comm" $((CTLD_TIMEOUT / 2)); then
         msg "slurmctld (pid $pid) still running after $((CTLD_TIMEOUT / 2)) s; sending SIGTERM again"
         kill -TERM "$pid" 2>/dev/null || true
-        if ! wait_gone "$pid" "$name" $((CTLD_TIMEOUT / 2)); then
+        if ! wait_gone "$pid" "$comm" $((CTLD_TIMEOUT / 2)); then
           err "slurmctld (pid $pid) ignored SIGTERM for $CTLD_TIMEOUT s; sending SIGKILL. Its saved state may be stale: check squeue and sinfo after the next start"
           kill -KILL "$pid" 2>/dev/null || true
-          wait_gone "$pid" "$name" 10 || die "slurmctld (pid $pid) survived SIGKILL"
+          wait_gone "$pid" "$comm" 10 || die "slurmctld (pid $pid) survived SIGKILL"
         fi
       fi
       ;;
@@ -454,10 +608,10 @@ stop_one() {
       # slurmd and munged keep no state that a kill loses (running job
       # steps belong to slurmstepd, which is not killed here), so a short
       # wait before SIGKILL is enough.
-      if ! wait_gone "$pid" "$name" 15; then
+      if ! wait_gone "$pid" "$comm" 15; then
         msg "$name (pid $pid) still running after 15 s; sending SIGKILL"
         kill -KILL "$pid" 2>/dev/null || true
-        wait_gone "$pid" "$name" 10 || die "$name (pid $pid) survived SIGKILL"
+        wait_gone "$pid" "$comm" 10 || die "$name (pid $pid) survived SIGKILL"
       fi
       ;;
   esac
@@ -467,7 +621,9 @@ stop_one() {
 cmd_stop() {
   need_root stop
   take_lock
+  nodes_from_state
   if [ ! -s "$STATE_FILE" ]; then
+    net_down
     msg "nothing to stop: no $STATE_FILE (this script started nothing that is still recorded)"
     local name pid
     for name in "${DAEMONS[@]}"; do
@@ -489,6 +645,9 @@ cmd_stop() {
     fi
     stop_one "$name" "$pid"
   done
+  # The nodes' task processes (slurmstepd and what it runs outlive a
+  # stopped slurmd), then their namespaces and the bridge.
+  net_down
   rm -f "$STATE_FILE"
   msg "stopped"
 }
@@ -496,7 +655,8 @@ cmd_stop() {
 # ---------------------------------------------------------------- status
 
 cmd_status() {
-  local name pid ok=1 state origin
+  local name pid ok=1 state origin node
+  nodes_from_state
   for name in "${DAEMONS[@]}"; do
     if pid=$(running_pid "$name"); then
       origin=$(state_origin "$name" || true)
@@ -512,14 +672,16 @@ cmd_status() {
       ok=0
     fi
   done
-  if running_pid slurmctld >/dev/null; then
-    state=$(node_state)
-    msg "node $NODE: ${state:-no answer from slurmctld}"
-    node_usable "$state" || ok=0
-  else
-    msg "node $NODE: unknown (slurmctld not running)"
-    ok=0
-  fi
+  for node in "${NODES[@]}"; do
+    if running_pid slurmctld >/dev/null; then
+      state=$(node_state "$node")
+      msg "node $node: ${state:-no answer from slurmctld}"
+      node_usable "$state" || ok=0
+    else
+      msg "node $node: unknown (slurmctld not running)"
+      ok=0
+    fi
+  done
   if [ "$ok" = 1 ]; then
     msg "cluster is up"
     return 0
@@ -528,12 +690,27 @@ cmd_status() {
   return 1
 }
 
+# ---------------------------------------------------------------- kill-node
+
+cmd_kill_node() {
+  local node=${1:-}
+  need_root kill-node
+  nodes_from_state
+  multi_node || die "kill-node needs a cluster started with --nodes N (N >= 2)"
+  [[ " ${NODES[*]} " == *" $node "* ]] || die "kill-node: '$node' is not a node of this cluster (${NODES[*]})"
+  local pids
+  pids=$(ip netns pids "$node" 2>/dev/null | tr '\n' ' ')
+  kill_namespace "$node"
+  msg "killed node $node: SIGKILL to ${pids:-no process}"
+}
+
 case ${1:-} in
-  start) cmd_start ;;
+  start) shift; cmd_start "$@" ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  kill-node) cmd_kill_node "${2:-}" ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start [--nodes N]|stop|status|kill-node NODE" >&2
     exit 2
     ;;
 esac

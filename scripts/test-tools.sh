@@ -35,9 +35,10 @@ if [ "${1:-}" = --targets ]; then
   exit 0
 fi
 
+# Three nodes, each a host of its own (tests/slurm_nodes.rs loses one).
 started=0
 if ! sinfo -h -o %T >/dev/null 2>&1; then
-  bash scripts/slurm-local.sh start
+  bash scripts/slurm-local.sh start --nodes 3
   started=1
 fi
 stop() { if [ $started = 1 ]; then bash scripts/slurm-local.sh stop; fi; }

@@ -609,3 +609,114 @@ fn a_seed_stuck_where_no_cycle_passes_is_recorded_and_the_process_ends_with_4() 
         "hung"
     );
 }
+
+/// What `DIR/lock` says of its holder.
+fn lock_holder(dir: &Path) -> Value {
+    read_json(&dir.join("lock"))
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn one_writer_per_directory_and_every_earlier_generation_kept() {
+    let dir = scratch("lock");
+    let out = dir.join("run");
+    let long = ["--seed", "1", "--count", "100000", "--out", s(&out)];
+    let mut first = spawn(&[&long[..], &CAMPAIGN[..]].concat());
+    wait_for_records(&mut first, &out, 5);
+    let holder = lock_holder(&out);
+    assert_eq!(holder["pid"], first.id());
+    // A second writer, resumed or fresh, is refused while the first runs,
+    // and the first's records are untouched.
+    for extra in [&["--resume"][..], &[][..]] {
+        let o = cosim(&[&long[..], &CAMPAIGN[..], extra].concat());
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "lock is held by PID {} on {}",
+                first.id(),
+                holder["host"].as_str().unwrap()
+            )) && err.contains("its process runs on this host")
+                && err.contains("--break-lock"),
+            "{err}"
+        );
+        assert!(out.join("results.jsonl").exists());
+        assert!(!out.join("previous").exists());
+    }
+    // The lock taken from under it (a writer elsewhere was given the
+    // directory): the first stops writing at its next record, exit 2.
+    let before = records(&out).len();
+    let stranger = serde_json::json!({"host": "elsewhere", "pid": 1, "pid_start": 1,
+        "since_unix": 0, "command": "pccx-cosim run (a test)"});
+    let swap = dir.join("lock.new");
+    std::fs::write(&swap, stranger.to_string()).unwrap();
+    std::fs::rename(&swap, out.join("lock")).unwrap();
+    let o = first.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("lock was taken over by PID 1 on elsewhere"),
+        "{err}"
+    );
+    let after = records(&out).len();
+    assert!(
+        after <= before + 2,
+        "{before} records, then {after} after the lock went"
+    );
+    assert!(
+        out.join("lock").exists(),
+        "the lock it lost is not its to remove"
+    );
+    // A holder on another host outside Slurm cannot be told gone: refused,
+    // then taken with --break-lock.
+    let short = ["--seed", "1", "--count", "6", "--out", s(&out)];
+    let o = cosim(&[&short[..], &CAMPAIGN[..]].concat());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("on elsewhere") && err.contains("outside Slurm"),
+        "{err}"
+    );
+    let o = cosim(&[&short[..], &CAMPAIGN[..], &["--break-lock"][..]].concat());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("took over the lock of PID 1 on elsewhere") && err.contains("--break-lock"),
+        "{err}"
+    );
+    assert!(
+        !out.join("lock").exists(),
+        "a finished run lets go of its lock"
+    );
+    // Every generation kept: the first run's records, then the second's.
+    let o = cosim(&[&short[..], &CAMPAIGN[..]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("previous/2"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(records(&out.join("previous/1")).len(), after);
+    assert_eq!(records(&out.join("previous/2")).len(), 6);
+    assert_eq!(records(&out).len(), 6);
+    for g in ["previous/1", "previous/2"] {
+        assert!(out.join(g).join("campaign.json").exists(), "{g}");
+    }
+    // A holder killed outright leaves its lock; its PID is dead, so the
+    // next run takes it over, saying so.
+    let mut killed = spawn(&[&long[..], &CAMPAIGN[..]].concat());
+    wait_for_records(&mut killed, &out, 10);
+    signal(&killed, "KILL");
+    let _ = killed.wait();
+    assert_eq!(lock_holder(&out)["pid"], killed.id());
+    let o = cosim(&[&short[..], &CAMPAIGN[..]].concat());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("took over the lock of PID {}", killed.id()))
+            && err.contains("that process has ended"),
+        "{err}"
+    );
+    assert_eq!(records(&out.join("previous/3")).len(), 6);
+    assert!(records(&out.join("previous/4")).len() >= 10);
+}

@@ -514,7 +514,8 @@ fn a_failed_task_is_completed_by_the_sbatch_command_wait_printed() {
         );
         std::thread::sleep(Duration::from_millis(500));
     }
-    let o = cosim(&["merge", s(&run.join("shard-0")), s(&run.join("shard-1"))]);
+    // `merge` takes the submission's directory (its shards).
+    let o = cosim(&["merge", s(&run)]);
     let out = text(&o.stdout);
     assert_eq!(
         o.status.code(),

@@ -140,11 +140,11 @@ fn bench_campaign(
         say!("{line}");
     }
     say!(
-        "bench: {}, seeds {seed} to {}, {instrs} instrs, {repeat} runs, medians: \
+        "bench: {}, seeds {}, {instrs} instrs, {repeat} runs, medians: \
          RTL alone {:.0} simulated cycles/s; campaign (RTL + golden + scoreboard) --jobs 1 \
          {:.0}, {:.2} x RTL alone",
         config.name,
-        seed + count.max(1) - 1,
+        crate::regress::merge::span_of(seed, count),
         median(&mut alone),
         median(&mut one),
         median(&mut campaign_ratio)

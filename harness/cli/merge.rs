@@ -14,7 +14,8 @@ use super::Failure;
 
 #[derive(Args)]
 pub(super) struct MergeArgs {
-    /// The campaign directories (each a run's `--out DIR`).
+    /// The campaign directories (each a run's `--out DIR`), or a `slurm
+    /// submit` directory (its shards).
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
     /// Write the merged report as JSON (the schema of a campaign's --json).
@@ -44,11 +45,25 @@ fn write_report(args: &MergeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
-    if args.dirs[0].join(mutants::MUTATE_FILE).exists() {
-        return merge_mutation_run(args);
+/// The run directories `args` names: a `slurm submit` directory stands for
+/// its shards (those that have written their header, as `report` takes it).
+fn run_dirs(args: &MergeArgs) -> Result<Vec<PathBuf>, Failure> {
+    let mut dirs = Vec::new();
+    for dir in &args.dirs {
+        match crate::report::submission_shards(dir).map_err(Failure::Message)? {
+            Some((_, shards)) => dirs.extend(shards),
+            None => dirs.push(dir.clone()),
+        }
     }
-    let merged = merge::merge(&args.dirs).map_err(Failure::Message)?;
+    Ok(dirs)
+}
+
+pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
+    let dirs = run_dirs(args)?;
+    if dirs[0].join(mutants::MUTATE_FILE).exists() {
+        return merge_mutation_run(args, &dirs);
+    }
+    let merged = merge::merge(&dirs).map_err(Failure::Message)?;
     print_merged(&merged);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&merged.file).expect("reports serialise");
@@ -58,8 +73,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, Failure> {
         write(path, junit::render(&merged.file))?;
     }
     if let Some(path) = &args.coverage {
-        let parts = args
-            .dirs
+        let parts = dirs
             .iter()
             .map(|dir| CoverageFile::read(&dir.join("coverage.json")))
             .collect::<Result<Vec<_>, _>>()
@@ -117,9 +131,8 @@ fn print_merged(m: &Merged) {
     let missing = &m.file.missing_seeds;
     if missing.is_empty() {
         say!(
-            "complete: every seed of {} to {} has a record",
-            m.identity.first_seed,
-            m.identity.first_seed + m.identity.count.max(1) - 1
+            "complete: every seed of {} has a record",
+            merge::span_of(m.identity.first_seed, m.identity.count)
         );
     } else {
         say!(
@@ -143,13 +156,13 @@ fn print_merged(m: &Merged) {
 }
 
 /// `merge` of a mutation run's directories (they hold `mutate.json`).
-fn merge_mutation_run(args: &MergeArgs) -> Result<ExitCode, Failure> {
+fn merge_mutation_run(args: &MergeArgs, dirs: &[PathBuf]) -> Result<ExitCode, Failure> {
     if args.junit.is_some() || args.coverage.is_some() {
         return Err(Failure::Message(
             "--junit and --coverage are a campaign's; a mutation run merges into --json".into(),
         ));
     }
-    let m = mutants::merge(&args.dirs).map_err(Failure::Message)?;
+    let m = mutants::merge(dirs).map_err(Failure::Message)?;
     for d in &m.dirs {
         let shard = d.shard.map_or(String::new(), |s| format!("shard {s}, "));
         say!(

@@ -70,6 +70,12 @@ pub(super) struct MutateArgs {
     /// Mutants built and run at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// Mutants Verilator lints at once to find those it refuses alone (a
+    /// refused batch is split until each refusal is one mutant's alone;
+    /// docs/mutation.md); 1 lints each alone.
+    #[arg(long, value_name = "N", default_value_t = crate::tools::mutate::lint::DEFAULT_BATCH,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    lint_batch: usize,
     /// Print the mutants that would run, and stop.
     #[arg(long)]
     list: bool,
@@ -89,6 +95,11 @@ pub(super) struct MutateArgs {
     /// mutants it has no record of.
     #[arg(long, requires = "out")]
     resume: bool,
+    /// Take `--out DIR`'s lock even from a holder that cannot be told gone
+    /// (one on another host outside Slurm): only when that writer is known
+    /// to have stopped (docs/scale-out.md, "One writer per directory").
+    #[arg(long, requires = "out")]
+    break_lock: bool,
     /// Run shard I of N: the mutants at positions k of the list with
     /// `k mod N == I`.
     #[arg(long, value_name = "I/N")]
@@ -189,11 +200,13 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         equivalent: a.equivalent,
         work: a.work,
         jobs: a.jobs,
+        lint_batch: a.lint_batch,
         list: a.list,
         require_all_killed: a.require_all_killed,
         shard: a.shard,
         out: a.out,
         resume: a.resume,
+        break_lock: a.break_lock,
         json: a.json,
         report: a.report,
     };

@@ -64,6 +64,11 @@ pub(super) struct RunArgs {
     /// its `campaign.json`). Without records there, a fresh start.
     #[arg(long, requires = "out")]
     resume: bool,
+    /// Take `--out DIR`'s lock even from a holder that cannot be told gone
+    /// (one on another host outside Slurm): only when that writer is known
+    /// to have stopped (docs/scale-out.md, "One writer per directory").
+    #[arg(long, requires = "out")]
+    break_lock: bool,
     /// Run shard I of N: the seeds `seed + k` with `k mod N == I`
     /// (`pccx-cosim merge` puts the shards' directories together).
     #[arg(long, value_name = "I/N")]
@@ -153,6 +158,7 @@ fn request(args: &RunArgs) -> CampaignRequest {
         jobs: args.jobs,
         out: args.out.clone(),
         resume: args.resume,
+        break_lock: args.break_lock,
         seed_timeout: args.seed_timeout,
         no_shrink: args.no_shrink,
         wave_window: args.wave_window,

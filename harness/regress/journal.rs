@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 
 /// The records of a directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
-/// Where a fresh run moves the records of the run before it.
-pub const PREVIOUS_RESULTS_FILE: &str = "results.previous.jsonl";
 /// What the run of a directory is.
 pub const CAMPAIGN_FILE: &str = "campaign.json";
 /// The `format` field of `campaign.json`.
@@ -284,26 +282,35 @@ pub fn read_journal<R: Record>(path: &Path) -> Result<ReadRecords<R>, String> {
 
 /// The records a run in `dir` starts from, and what it should say about
 /// them: with `resume`, the records of `DIR/results.jsonl`; without, none,
-/// the records there (if any) moved to `results.previous.jsonl`, one
-/// generation, rather than lost. The notes name a torn last line (the
-/// record a kill cut off runs again), repeated keys, and a move.
+/// the records there (if any) and the header `DIR/header_file` moved to
+/// `DIR/previous/N/` (N one past the highest there), so that no earlier
+/// generation is ever lost. The notes name a torn last line (the record a
+/// kill cut off runs again), repeated keys, and a move.
 pub fn read_for_run<R: Record>(
     dir: &Path,
     resume: bool,
+    header_file: &str,
 ) -> Result<(ReadRecords<R>, Vec<String>), String> {
     let results = dir.join(RESULTS_FILE);
     let read = read_journal::<R>(&results)?;
     let mut notes = Vec::new();
     if !read.records.is_empty() && !resume {
-        let previous = dir.join(PREVIOUS_RESULTS_FILE);
-        std::fs::rename(&results, &previous)
-            .map_err(|e| format!("{}: cannot move aside: {e}", results.display()))?;
+        let generation = next_generation(dir)?;
+        std::fs::create_dir_all(&generation)
+            .map_err(|e| format!("{}: cannot create: {e}", generation.display()))?;
+        for name in [RESULTS_FILE, header_file] {
+            let from = dir.join(name);
+            if from.exists() {
+                std::fs::rename(&from, generation.join(name))
+                    .map_err(|e| format!("{}: cannot move aside: {e}", from.display()))?;
+            }
+        }
         notes.push(format!(
-            "{} held {} records of an earlier run: moved to {} (--resume continues a run \
-             instead)",
+            "{} held {} records of an earlier run: moved with its {header_file} to {}/ \
+             (--resume continues a run instead)",
             results.display(),
             read.records.len(),
-            previous.display()
+            generation.display()
         ));
         return Ok((ReadRecords::default(), notes));
     }
@@ -322,6 +329,23 @@ pub fn read_for_run<R: Record>(
         ));
     }
     Ok((read, notes))
+}
+
+/// Where earlier generations of a run directory are kept.
+pub const PREVIOUS_DIR: &str = "previous";
+
+/// `DIR/previous/N` for the first N above every generation there.
+fn next_generation(dir: &Path) -> Result<PathBuf, String> {
+    let previous = dir.join(PREVIOUS_DIR);
+    let highest = match std::fs::read_dir(&previous) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(format!("{}: cannot read: {e}", previous.display())),
+    };
+    Ok(previous.join((highest + 1).to_string()))
 }
 
 /// `results.jsonl` open for appending.
@@ -376,6 +400,27 @@ pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// Seconds since the epoch as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    // Civil date from days since 1970-01-01 (Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        secs / 3600,
+        (secs / 60) % 60
+    )
 }
 
 /// This host's name, and the Slurm job and array task this process runs

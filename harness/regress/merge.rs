@@ -127,10 +127,9 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
         .collect();
     if let Some(s) = outside.first() {
         return Err(format!(
-            "{}: a record of seed {s}, outside the campaign's seeds {} .. {}",
+            "{}: a record of seed {s}, outside the campaign's seeds {}",
             first_dir.display(),
-            identity.first_seed,
-            identity.first_seed.saturating_add(identity.count)
+            span_of(identity.first_seed, identity.count)
         ));
     }
     let dirs_status: Vec<DirStatus> = read_dirs
@@ -228,7 +227,21 @@ pub fn ranges(seeds: &[u64]) -> String {
     )
 }
 
-/// Seeds as ranges: `1-4`, `9`, `12-13`.
+/// The one way a range is printed: both ends included, `1 .. 10`.
+pub fn span(first: u64, last: u64) -> String {
+    format!("{first} .. {last}")
+}
+
+/// `count` numbers (seeds, words) from `first`, as [`span`] prints them
+/// (`none` for 0).
+pub fn span_of(first: u64, count: u64) -> String {
+    match count {
+        0 => "none".into(),
+        _ => span(first, first.saturating_add(count - 1)),
+    }
+}
+
+/// Seeds as ranges: `1 .. 4`, `9`, `12 .. 13`.
 fn all_ranges(seeds: &[u64]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
@@ -240,7 +253,7 @@ fn all_ranges(seeds: &[u64]) -> Vec<String> {
         out.push(if i == j {
             seeds[i].to_string()
         } else {
-            format!("{}-{}", seeds[i], seeds[j])
+            span(seeds[i], seeds[j])
         });
         i = j + 1;
     }
@@ -253,7 +266,10 @@ mod tests {
 
     #[test]
     fn seeds_read_as_ranges() {
-        assert_eq!(ranges(&[1, 2, 3, 4, 9, 12, 13]), "1-4, 9, 12-13");
+        assert_eq!(ranges(&[1, 2, 3, 4, 9, 12, 13]), "1 .. 4, 9, 12 .. 13");
+        assert_eq!(span_of(1, 10), "1 .. 10");
+        assert_eq!(span_of(7, 1), "7 .. 7");
+        assert_eq!(span_of(7, 0), "none");
         assert_eq!(ranges(&[]), "");
         let odd: Vec<u64> = (0..30).map(|k| 2 * k + 1).collect();
         assert!(

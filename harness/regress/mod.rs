@@ -5,6 +5,7 @@ pub mod campaign;
 pub mod identity;
 pub mod journal;
 pub mod junit;
+pub mod lock;
 pub mod merge;
 pub mod results;
 pub mod slurm;

@@ -194,6 +194,9 @@ pub fn cancel(job_id: &str) -> Result<(), String> {
 pub struct TaskState {
     pub state: String,
     pub reason: String,
+    /// The node it runs (or ran) on, when squeue names one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node: String,
 }
 
 impl TaskState {
@@ -225,6 +228,19 @@ impl TaskState {
     pub fn failed(&self) -> bool {
         self.is_final() && self.state != "COMPLETED"
     }
+
+    /// `RUNNING on node1`, `PENDING (BeginTime)`: one step of a task's
+    /// history.
+    pub fn describe(&self) -> String {
+        let mut s = self.state.clone();
+        if !self.reason.is_empty() && self.reason != "None" {
+            s += &format!(" ({})", self.reason);
+        }
+        if !self.node.is_empty() && self.state != "PENDING" {
+            s += &format!(" on {}", self.node);
+        }
+        s
+    }
 }
 
 /// The states of the job's array tasks by index, from `squeue` (tasks it
@@ -232,12 +248,14 @@ impl TaskState {
 pub fn task_states(job_id: &str) -> Result<BTreeMap<u64, TaskState>, String> {
     let out = slurm(
         "squeue",
-        &["-h", "-r", "-t", "all", "-j", job_id, "-o", "%i|%T|%r"],
+        &["-h", "-r", "-t", "all", "-j", job_id, "-o", "%i|%T|%N|%r"],
     )?;
     let mut states = BTreeMap::new();
     for line in out.lines() {
-        let mut parts = line.trim().splitn(3, '|');
-        let (Some(id), Some(state), reason) = (parts.next(), parts.next(), parts.next()) else {
+        let mut parts = line.trim().splitn(4, '|');
+        let (Some(id), Some(state), node, reason) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
             continue;
         };
         let Some(index) = id.rsplit_once('_').and_then(|(_, i)| i.parse::<u64>().ok()) else {
@@ -248,6 +266,7 @@ pub fn task_states(job_id: &str) -> Result<BTreeMap<u64, TaskState>, String> {
             TaskState {
                 state: state.to_string(),
                 reason: reason.unwrap_or("").to_string(),
+                node: node.unwrap_or("").trim().to_string(),
             },
         );
     }
@@ -267,6 +286,38 @@ pub struct Waited {
     pub unseen: Vec<u64>,
     /// The deadline passed with tasks still going.
     pub timed_out: bool,
+    /// Each task's states as they changed ([`TaskState::describe`]).
+    #[serde(default)]
+    pub history: BTreeMap<u64, Vec<String>>,
+}
+
+impl Waited {
+    /// The tasks Slurm ran more than once (requeued: a node failed under
+    /// it, or a person requeued it), each with its history: seen running,
+    /// then pending or requeued again, or seen in `NODE_FAIL`/`REQUEUED`.
+    pub fn requeued(&self) -> BTreeMap<u64, &[String]> {
+        self.history
+            .iter()
+            .filter(|(_, steps)| requeued(steps))
+            .map(|(i, steps)| (*i, steps.as_slice()))
+            .collect()
+    }
+}
+
+/// Whether a task's history (as [`Waited::history`] keeps it) shows it
+/// requeued.
+pub fn requeued(steps: &[String]) -> bool {
+    let state = |s: &String| s.split(' ').next().unwrap_or("").to_string();
+    let mut ran = false;
+    for s in steps.iter().map(state) {
+        match s.as_str() {
+            "NODE_FAIL" | "REQUEUED" | "REQUEUE_HOLD" => return true,
+            "PENDING" | "CONFIGURING" if ran => return true,
+            "RUNNING" => ran = true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Polls the job's tasks every `poll` until every one of `shards` is in a
@@ -282,12 +333,18 @@ pub fn wait(
 ) -> Result<Waited, String> {
     let started = Instant::now();
     let mut seen: BTreeMap<u64, TaskState> = BTreeMap::new();
+    let mut history: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     loop {
         let now = task_states(job_id)?;
         for (i, s) in &now {
             if seen.get(i) != Some(s) {
                 on_change(*i, s);
                 seen.insert(*i, s.clone());
+                let steps = history.entry(*i).or_default();
+                let step = s.describe();
+                if steps.last() != Some(&step) {
+                    steps.push(step);
+                }
             }
         }
         let going = (0..shards).any(|i| match (now.get(&i), seen.get(&i)) {
@@ -304,6 +361,7 @@ pub fn wait(
                 tasks: seen,
                 unseen,
                 timed_out: false,
+                history,
             });
         }
         if started.elapsed() >= deadline {
@@ -312,6 +370,7 @@ pub fn wait(
                 tasks: seen,
                 unseen,
                 timed_out: true,
+                history,
             });
         }
         std::thread::sleep(poll);
@@ -326,7 +385,35 @@ mod tests {
         TaskState {
             state: state.into(),
             reason: reason.into(),
+            node: String::new(),
         }
+    }
+
+    #[test]
+    fn a_task_seen_running_then_pending_again_was_requeued() {
+        let steps = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(!requeued(&steps(&[
+            "PENDING (Priority)",
+            "RUNNING on n1",
+            "COMPLETED on n1"
+        ])));
+        assert!(requeued(&steps(&[
+            "RUNNING on n2",
+            "PENDING (BeginTime)",
+            "RUNNING on n1",
+            "COMPLETED on n1"
+        ])));
+        assert!(requeued(&steps(&["RUNNING on n2", "NODE_FAIL on n2"])));
+        assert!(!requeued(&steps(&["RUNNING on n2", "TIMEOUT on n2"])));
+        let running = TaskState {
+            node: "n2".into(),
+            ..state("RUNNING", "None")
+        };
+        assert_eq!(running.describe(), "RUNNING on n2");
+        assert_eq!(
+            state("PENDING", "BeginTime").describe(),
+            "PENDING (BeginTime)"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use super::campaign::Shard;
 use super::identity::RunEnded;
 use super::journal::{self, CampaignHeader, Journal, Record, RunEntry};
+use super::lock::DirLock;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -58,17 +59,30 @@ pub struct RunStore<H: RunHeader, R: Record> {
     pub prior: Vec<R>,
     /// Appended to from the workers (and the timekeeper of a hung seed).
     pub journal: Mutex<Journal>,
+    /// This run's hold on the directory, checked before every record.
+    pub lock: DirLock,
 }
 
 impl<H: RunHeader, R: Record> RunStore<H, R> {
-    /// Opens `dir` for a run whose header is `header`: with `resume`, the
+    /// Opens `dir` for a run whose header is `header`, first taking its
+    /// lock (one writer per directory: [`super::lock`]; `break_lock`
+    /// overrules a holder that cannot be told gone): with `resume`, the
     /// records there are kept (the header there must name the same run
-    /// and shard); without it, records there are moved to
-    /// `results.previous.jsonl`. Writes the header with this run's entry.
-    pub fn open(dir: &Path, mut header: H, resume: bool) -> Result<Self, String> {
+    /// and shard); without it, the records and header there are moved to
+    /// the next `previous/N/`, never overwritten. Writes the header with
+    /// this run's entry.
+    pub fn open(dir: &Path, mut header: H, resume: bool, break_lock: bool) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out {}: cannot create: {e}", dir.display()))?;
-        let (read, notes) = journal::read_for_run::<R>(dir, resume)?;
+        let lock = DirLock::acquire(dir, break_lock).map_err(|e| e.to_string())?;
+        if let Some((holder, gone)) = &lock.took_over {
+            eprintln!(
+                "pccx-cosim: {}: took over the lock of {} ({gone})",
+                dir.display(),
+                holder.describe()
+            );
+        }
+        let (read, notes) = journal::read_for_run::<R>(dir, resume, H::FILE)?;
         if resume {
             if let Some(old) = H::read(dir)? {
                 let file = dir.join(H::FILE);
@@ -101,11 +115,14 @@ impl<H: RunHeader, R: Record> RunStore<H, R> {
             header,
             prior: read.records,
             journal: Mutex::new(journal),
+            lock,
         })
     }
 
-    /// Appends `record` to the journal, flushed.
+    /// Appends `record` to the journal, flushed, if the directory is still
+    /// this run's (else the error says who took it).
     pub fn append(&self, record: &R) -> Result<(), String> {
+        self.lock.still_held()?;
         self.journal
             .lock()
             .unwrap_or_else(|e| e.into_inner())

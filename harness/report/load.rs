@@ -52,27 +52,12 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
         if !dir.is_dir() {
             return Err(format!("{}: not a directory", dir.display()));
         }
-        if dir.join(slurm::JOB_FILE).exists() {
+        if let Some((record, shards)) = submission_shards(dir)? {
             if let Some((first, _)) = &job {
                 return Err(format!(
                     "{} and {} are both Slurm submissions: report one at a time",
                     first.display(),
                     dir.display()
-                ));
-            }
-            let record = JobRecord::read(dir)?;
-            let shards: Vec<PathBuf> = (0..record.shards)
-                .map(|i| slurm::shard_dir(dir, i))
-                .filter(|d| {
-                    d.join(journal::CAMPAIGN_FILE).exists() || d.join(mutants::MUTATE_FILE).exists()
-                })
-                .collect();
-            if shards.is_empty() {
-                return Err(format!(
-                    "{}: job {} has {} shards and none has written its header yet",
-                    dir.display(),
-                    record.job_id,
-                    record.shards
                 ));
             }
             run_dirs.extend(shards);
@@ -234,12 +219,39 @@ pub fn from_dirs(dirs: &[PathBuf], extra: &Extra) -> Result<Inputs, String> {
     Ok(inputs)
 }
 
+/// The shard directories of the `slurm submit` directory `dir` that have
+/// written their header (campaign or mutation run), with its job record;
+/// `Ok(None)` when `dir` is not a submission (no `slurm-job.json`).
+pub fn submission_shards(dir: &Path) -> Result<Option<(JobRecord, Vec<PathBuf>)>, String> {
+    if !dir.join(slurm::JOB_FILE).exists() {
+        return Ok(None);
+    }
+    let record = JobRecord::read(dir)?;
+    let shards: Vec<PathBuf> = (0..record.shards)
+        .map(|i| slurm::shard_dir(dir, i))
+        .filter(|d| {
+            d.join(journal::CAMPAIGN_FILE).exists() || d.join(mutants::MUTATE_FILE).exists()
+        })
+        .collect();
+    if shards.is_empty() {
+        return Err(format!(
+            "{}: job {} has {} shards and none has written its header yet",
+            dir.display(),
+            record.job_id,
+            record.shards
+        ));
+    }
+    Ok(Some((record, shards)))
+}
+
 /// The Slurm submission the directories came from, and its task states
 /// with where they came from.
 struct Job<'a> {
     top: &'a Path,
     record: &'a JobRecord,
-    states: (BTreeMap<u64, TaskState>, String),
+    /// The states, where they came from, and each task's history as
+    /// `slurm wait` saw it.
+    states: (BTreeMap<u64, TaskState>, String, BTreeMap<u64, Vec<String>>),
 }
 
 /// What a merge (of a campaign's or a mutation run's directories) says of
@@ -277,7 +289,28 @@ fn row(
         last_run,
         scheduler: None,
         log: None,
+        hosts: hosts_of(dir),
+        requeued: Vec::new(),
     }
+}
+
+/// The hosts the runs of `dir` ran on, in order, each with how it ended
+/// when it did not finish its work.
+fn hosts_of(dir: &Path) -> Vec<String> {
+    let runs = match CampaignHeader::read(dir) {
+        Ok(Some(h)) => h.runs,
+        _ => match <mutants::MutateHeader as crate::regress::store::RunHeader>::read(dir) {
+            Ok(Some(h)) => h.runs,
+            _ => Vec::new(),
+        },
+    };
+    runs.iter()
+        .map(|r| match r.ended {
+            Some(RunEnded::Complete) => r.host.clone(),
+            Some(e) => format!("{} ({})", r.host, e.name()),
+            None => format!("{} (did not finish)", r.host),
+        })
+        .collect()
 }
 
 /// The shards section's content: `None` for one unsharded directory not
@@ -294,6 +327,13 @@ fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
         for r in &mut s.rows {
             let Some(i) = index(&r.shard) else { continue };
             r.scheduler = job.states.0.get(&i).cloned();
+            r.requeued = job
+                .states
+                .2
+                .get(&i)
+                .filter(|steps| slurm::requeued(steps))
+                .cloned()
+                .unwrap_or_default();
             let log =
                 slurm::shard_dir(job.top, i).join(format!("slurm-{}_{i}.out", job.record.job_id));
             r.log = (log.is_file() && r.dir.starts_with(job.top)).then_some(log);
@@ -374,9 +414,10 @@ fn scheduler_states(
     top: &Path,
     record: &JobRecord,
     offline: bool,
-) -> (BTreeMap<u64, TaskState>, String) {
+) -> (BTreeMap<u64, TaskState>, String, BTreeMap<u64, Vec<String>>) {
     let mut sources = Vec::new();
     let mut states = BTreeMap::new();
+    let mut history = BTreeMap::new();
     match Waited::read(top) {
         Ok(Some(w)) => {
             let when = std::fs::metadata(top.join(slurm::STATES_FILE))
@@ -387,6 +428,7 @@ fn scheduler_states(
                     format!("at {}", super::sections::utc(d.as_secs()))
                 });
             states = w.tasks;
+            history = w.history;
             sources.push(format!("as `slurm wait` last saw them ({when})"));
         }
         Ok(None) => {}
@@ -407,5 +449,5 @@ fn scheduler_states(
     if states.is_empty() {
         sources.insert(0, "unknown".into());
     }
-    (states, sources.join("; "))
+    (states, sources.join("; "), history)
 }

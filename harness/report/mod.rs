@@ -7,7 +7,7 @@ pub mod html;
 mod load;
 mod sections;
 
-pub use load::{baseline, from_dirs, Extra};
+pub use load::{baseline, from_dirs, submission_shards, Extra};
 
 use crate::coverage::CoverageFile;
 use crate::regress::campaign::Shard;
@@ -99,6 +99,12 @@ pub struct ShardRow {
     pub scheduler: Option<TaskState>,
     /// Its task's Slurm log, when there is one.
     pub log: Option<PathBuf>,
+    /// The host of each run in its directory, in order, with how the run
+    /// ended (`node2 (did not finish)`): where a requeued task went.
+    pub hosts: Vec<String>,
+    /// Its task's states as `slurm wait` saw them change, when Slurm ran
+    /// it more than once (requeued).
+    pub requeued: Vec<String>,
 }
 
 /// The Slurm job that ran the shards.

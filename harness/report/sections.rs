@@ -28,10 +28,9 @@ pub fn body(inputs: &Inputs, page_dir: &Path) -> (String, String) {
     if let Some(c) = &inputs.campaign {
         let f = &c.file;
         title = format!(
-            "pccx-cosim: campaign {}, seeds {} .. {}",
+            "pccx-cosim: campaign {}, seeds {}",
             f.config,
-            f.first_seed,
-            f.first_seed.saturating_add(f.count.saturating_sub(1))
+            crate::regress::merge::span_of(f.first_seed, f.count)
         );
         b += &campaign_summary(c);
         if let Some(cl) = cluster {
@@ -146,9 +145,8 @@ fn campaign_summary(c: &CampaignPart) -> String {
     rows.push(row(
         "seeds",
         format!(
-            "{} .. {} ({} in the run, {} recorded{})",
-            f.first_seed,
-            f.first_seed.saturating_add(f.count.saturating_sub(1)),
+            "{} ({} in the run, {} recorded{})",
+            crate::regress::merge::span_of(f.first_seed, f.count),
             f.count,
             s.seeds,
             f.shard
@@ -275,26 +273,7 @@ fn provenance(runs: &[RunEntry]) -> String {
     out + &table_with_id(Some("provenance"), "facts", &["", ""], &rows)
 }
 
-/// Seconds since the epoch as `YYYY-MM-DD HH:MM UTC`.
-pub(super) fn utc(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    // Civil date from days since 1970-01-01 (Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        secs / 3600,
-        (secs / 60) % 60
-    )
-}
+pub(super) use crate::regress::journal::utc;
 
 fn seconds(s: f64) -> String {
     if s >= 3600.0 {
@@ -993,12 +972,24 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
                     .last_run
                     .map_or("did not finish (killed, or still running)", |e| e.name())),
                 s.scheduler.as_ref().map_or("-".into(), |t| {
-                    if t.reason.is_empty() || t.reason == "None" {
+                    let state = if t.reason.is_empty() || t.reason == "None" {
                         esc(&t.state)
                     } else {
                         esc(&format!("{} ({})", t.state, t.reason))
+                    };
+                    if s.requeued.is_empty() {
+                        state
+                    } else {
+                        format!(
+                            "{state}<br><span class=\"requeued\">requeued: {}</span>",
+                            esc(&s.requeued.join(" \u{2192} "))
+                        )
                     }
                 }),
+                format!(
+                    "<span class=\"hosts\">{}</span>",
+                    esc(&s.hosts.join(" \u{2192} "))
+                ),
                 log,
             ]
         })
@@ -1013,6 +1004,7 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
             &format!("{noun} missing"),
             "last run",
             "scheduler",
+            "hosts",
             "log",
         ],
         &rows,

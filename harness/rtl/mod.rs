@@ -550,8 +550,8 @@ impl RtlModel {
     fn check_l2_range(&self, addr: u32, n: usize) -> Result<(), ModelError> {
         if u64::from(addr) + n as u64 > u64::from(self.config.l2_words) {
             return Err(ModelError::Backdoor(format!(
-                "L2 words {addr}..{} are outside L2 ({} words, configuration {})",
-                u64::from(addr) + n as u64,
+                "L2 words {} are outside L2 ({} words, configuration {})",
+                word_span(addr, n),
                 self.config.l2_words,
                 self.config.name
             )));
@@ -562,8 +562,8 @@ impl RtlModel {
     fn check_host_range(addr: u32, n: usize) -> Result<(), ModelError> {
         if u64::from(addr) + n as u64 > u64::from(HOST_WORDS) {
             return Err(ModelError::Backdoor(format!(
-                "host words {addr}..{} are outside host memory ({HOST_WORDS} words)",
-                u64::from(addr) + n as u64
+                "host words {} are outside host memory ({HOST_WORDS} words)",
+                word_span(addr, n)
             )));
         }
         Ok(())
@@ -1020,7 +1020,7 @@ impl SimControls for RtlModel {
             }) => Err(p),
             Some(WaveWindow { written: true, .. }) => Ok(()),
             Some(w) => Err(format!(
-                "the run ended (cycle {}) before the window {}..={} began",
+                "the run ended (cycle {}) before the window {} .. {} began",
                 self.cycle, w.from, w.to
             )),
             None => Err("no waveform window was armed".into()),
@@ -1047,4 +1047,13 @@ impl SimControls for RtlModel {
             },
         });
     }
+}
+
+/// Words `addr .. addr + n - 1`, both ends included, as every range this
+/// program prints (regress::merge::span).
+fn word_span(addr: u32, n: usize) -> String {
+    format!(
+        "{addr} .. {}",
+        (u64::from(addr) + n as u64).saturating_sub(1)
+    )
 }

@@ -4,7 +4,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,6 +38,8 @@ pub struct CampaignRequest {
     pub out: Option<PathBuf>,
     /// Continue the run whose records `out` holds.
     pub resume: bool,
+    /// Take the directory's lock from a holder that cannot be told gone.
+    pub break_lock: bool,
     pub seed_timeout: Option<Duration>,
     pub no_shrink: bool,
     /// Cycles of waveform before a mismatch (0: none).
@@ -105,6 +107,7 @@ impl CampaignRequest {
             jobs: None,
             out: None,
             resume: false,
+            break_lock: false,
             seed_timeout: None,
             no_shrink: false,
             wave_window: crate::triage::wave::DEFAULT_WINDOW,
@@ -233,6 +236,7 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
             dir,
             CampaignHeader::new(id.clone(), request.shard),
             request.resume,
+            request.break_lock,
         )?),
         None => None,
     };
@@ -315,6 +319,9 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
         let record = SeedRecord::of(r);
         if let Some(store) = &store {
             if let Err(e) = store.append(&record) {
+                // Nothing more can be recorded (the lock was taken over,
+                // the disk is full): end the run, as a signal would.
+                stop.store(true, Ordering::SeqCst);
                 journal_error.get_or_insert(e);
             }
         }

@@ -14,7 +14,7 @@ use crate::regress::store::RunStore;
 use crate::tools::mutants::{
     Builds, MutantRecord, MutateHeader, MutateReport, MUTATE_FORMAT, SCHEMA_FROM,
 };
-use crate::tools::mutate::{self, build::Builder, MutateOptions, Verdict};
+use crate::tools::mutate::{self, build::Builder, lint::LintBatches, MutateOptions, Verdict};
 
 /// Everything a mutation run is asked to do, typed.
 #[derive(Clone, Debug)]
@@ -38,6 +38,8 @@ pub struct MutationRequest {
     pub work: PathBuf,
     /// Mutants built and run at once.
     pub jobs: usize,
+    /// Mutants linted at once (tools::mutate::lint); 1 lints each alone.
+    pub lint_batch: usize,
     /// Print the mutants that would run, and stop.
     pub list: bool,
     pub require_all_killed: bool,
@@ -45,6 +47,8 @@ pub struct MutationRequest {
     /// The run's directory (`mutate.json`, `results.jsonl`).
     pub out: Option<PathBuf>,
     pub resume: bool,
+    /// Take the directory's lock from a holder that cannot be told gone.
+    pub break_lock: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
 }
@@ -185,7 +189,12 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
     let stop = Arc::new(AtomicBool::new(false));
     super::watch_for_stop_signals(&stop)?;
     let mut store: Option<RunStore<MutateHeader, MutantRecord>> = match &request.out {
-        Some(dir) => Some(RunStore::open(dir, header.clone(), request.resume)?),
+        Some(dir) => Some(RunStore::open(
+            dir,
+            header.clone(),
+            request.resume,
+            request.break_lock,
+        )?),
         None => None,
     };
     let prior = store.as_ref().map_or(Vec::new(), |s| s.prior.clone());
@@ -244,6 +253,29 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         .enumerate()
         .map(|(k, m)| (m.id(), mutate::schema::selector_of(k)))
         .collect();
+    let guarded = |m: &mutate::Mutant| {
+        schema.as_ref().and_then(|b| {
+            let k = selector_of[&m.id()];
+            (!b.schema.unguarded.contains_key(&k)).then_some((b.so.as_path(), k))
+        })
+    };
+    // Verilator's verdict on each guarded mutant alone, found in batches
+    // (tools::mutate::lint); the unguarded are built alone, which checks
+    // them.
+    let to_lint: Vec<mutate::Mutant> = to_run
+        .iter()
+        .filter(|m| guarded(m).is_some())
+        .cloned()
+        .collect();
+    let lints = LintBatches::new(&builder, &to_lint, request.lint_batch);
+    if !to_lint.is_empty() {
+        say!(
+            "lint: {} mutants in {} batches of at most {}",
+            to_lint.len(),
+            lints.batch_count(),
+            request.lint_batch.max(1)
+        );
+    }
     let started = Instant::now();
     let total = to_run.len();
     let queue = Mutex::new(to_run.into_iter().enumerate());
@@ -257,11 +289,8 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
                 }
                 let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
                 let Some((n, m)) = next else { break };
+                let guarded = guarded(&m).map(|(so, k)| (so, k, &lints));
                 // None: the child was stopped from outside; no result.
-                let guarded = schema.as_ref().and_then(|b| {
-                    let k = selector_of[&m.id()];
-                    (!b.schema.unguarded.contains_key(&k)).then_some((b.so.as_path(), k))
-                });
                 let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe, guarded) else {
                     continue;
                 };
@@ -279,6 +308,8 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
                 let record = MutantRecord::of(&r);
                 if let Some(store) = &store {
                     if let Err(e) = store.append(&record) {
+                        // Nothing more can be recorded: end the run.
+                        stop.store(true, Ordering::SeqCst);
                         journal_error
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())

@@ -68,6 +68,9 @@ pub fn wait_and_report(dir: &Path, deadline: &Deadline) -> Result<u8, String> {
     for i in &waited.unseen {
         say!("    task {i}: ended between two looks; judged by its records");
     }
+    for (i, steps) in waited.requeued() {
+        say!("    task {i}: requeued: {}", steps.join(" -> "));
+    }
     let dirs: Vec<PathBuf> = (0..job.shards).map(|i| slurm::shard_dir(dir, i)).collect();
     let mutation = dirs.iter().any(|d| d.join(mutants::MUTATE_FILE).exists());
     let header_file = if mutation {

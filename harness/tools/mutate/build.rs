@@ -67,20 +67,20 @@ impl Builder {
         dir
     }
 
-    /// Writes `mutant`'s sources to `dir` as a copy of hw/: `rtl/` with the
-    /// one file changed, and `verilator.f`.
-    fn write_sources(&self, mutant: &Mutant, dir: &Path) -> Result<(), (&'static str, String)> {
+    /// Writes the sources of `mutants` applied together to `dir` as a copy
+    /// of hw/: `rtl/` with their files changed, and `verilator.f`. No two of
+    /// them may share a line (each is applied to the text the one before
+    /// left, and only its own line moves).
+    fn write_sources(&self, mutants: &[&Mutant], dir: &Path) -> Result<(), (&'static str, String)> {
         let rtl = dir.join("rtl");
         std::fs::create_dir_all(&rtl).map_err(|e| ("setup", e.to_string()))?;
         let src_rtl = self.root.join("hw/rtl");
         for name in super::manifest_files(&src_rtl).map_err(|e| ("setup", e))? {
-            let text = std::fs::read_to_string(src_rtl.join(&name))
+            let mut text = std::fs::read_to_string(src_rtl.join(&name))
                 .map_err(|e| ("setup", e.to_string()))?;
-            let text = if name == mutant.file {
-                mutant.apply(&text).map_err(|e| ("setup", e))?
-            } else {
-                text
-            };
+            for mutant in mutants.iter().filter(|m| m.file == name) {
+                text = mutant.apply(&text).map_err(|e| ("setup", e))?;
+            }
             std::fs::write(rtl.join(&name), text).map_err(|e| ("setup", e.to_string()))?;
         }
         // The directory mirrors hw/: its verilator.f reads rtl/manifest.txt
@@ -92,7 +92,8 @@ impl Builder {
         ] {
             std::fs::copy(&from, &to).map_err(|e| ("setup", e.to_string()))?;
         }
-        std::fs::write(dir.join("mutant.txt"), mutant.describe() + "\n").ok();
+        let described: String = mutants.iter().map(|m| m.describe() + "\n").collect();
+        std::fs::write(dir.join("mutant.txt"), described).ok();
         Ok(())
     }
 
@@ -102,8 +103,15 @@ impl Builder {
     /// refuses it alone, e.g. a signal that now drives itself, which the
     /// schema's guard hides. On refusal, the stage and Verilator's message.
     pub fn lint_alone(&self, mutant: &Mutant) -> Result<(), (&'static str, String)> {
+        self.lint_together(&[mutant])
+    }
+
+    /// Whether Verilator takes `mutants` applied together (no two on one
+    /// line): the step [`super::lint`] splits until each refusal is one
+    /// mutant's alone.
+    pub fn lint_together(&self, mutants: &[&Mutant]) -> Result<(), (&'static str, String)> {
         let dir = self.fresh_dir("l");
-        self.write_sources(mutant, &dir)?;
+        self.write_sources(mutants, &dir)?;
         let out = self.lint(&dir).map_err(|e| ("verilator", e))?;
         let _ = std::fs::remove_dir_all(&dir);
         if out.status.success() {
@@ -138,7 +146,7 @@ impl Builder {
     /// tool's message.
     pub fn build(&self, mutant: &Mutant) -> Result<PathBuf, (&'static str, String)> {
         let dir = self.fresh_dir("m");
-        self.write_sources(mutant, &dir)?;
+        self.write_sources(&[mutant], &dir)?;
         let model = SharedModel {
             name: MUTANT_CONFIG,
             config: &self.config,

@@ -11,6 +11,7 @@
 //! reason, the others are holes in the generator or the checks.
 
 pub mod build;
+pub mod lint;
 pub mod schema;
 pub mod sites;
 
@@ -427,24 +428,31 @@ fn judge(
 /// there is no result (`None`), and a resumed run tries the mutant again.
 ///
 /// With `schema` (the schema's shared object and the mutant's selector in
-/// it), the mutant is not built: Verilator checks it alone (a mutant it
-/// refuses is not compiling, as when built alone) and the child runs the
-/// schema with the mutant selected.
+/// it), the mutant is not built: Verilator's verdict on it alone comes from
+/// `lints` (a mutant it refuses is not compiling, as when built alone) and
+/// the child runs the schema with the mutant selected. `build_seconds` is
+/// then the lint time this call spent (a batch's, or none).
 pub fn run_mutant(
     options: &MutateOptions,
     builder: &build::Builder,
     mutant: &Mutant,
     exe: &Path,
-    schema: Option<(&Path, u32)>,
+    schema: Option<(&Path, u32, &lint::LintBatches)>,
 ) -> Option<MutantResult> {
     let begin = Instant::now();
-    let built = match schema {
-        Some((so, selector)) => builder
-            .lint_alone(mutant)
-            .map(|()| (so.to_path_buf(), Some(selector))),
-        None => builder.build(mutant).map(|so| (so, None)),
+    let (built, build_seconds) = match schema {
+        Some((so, selector, lints)) => {
+            let (verdict, seconds) = lints.verdict(mutant);
+            (
+                verdict.map(|()| (so.to_path_buf(), Some(selector))),
+                seconds,
+            )
+        }
+        None => {
+            let built = builder.build(mutant).map(|so| (so, None));
+            (built, begin.elapsed().as_secs_f64())
+        }
     };
-    let build_seconds = begin.elapsed().as_secs_f64();
     let verdict = match built {
         Err((stage, message)) => Verdict::NotCompiling {
             stage: stage.into(),
