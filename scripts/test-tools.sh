@@ -44,4 +44,28 @@ fi
 stop() { if [ $started = 1 ]; then bash scripts/slurm-local.sh stop; fi; }
 trap stop EXIT
 echo "test-tools: ${targets[*]}"
-cargo test "${args[@]}" "$@"
+# slurm_nodes mostly waits on Slurm (a node declared down, a task's time
+# limit): it runs beside the others, its output kept and shown after them.
+# Everything is built first, so the two runs do not build at once.
+cargo test --no-run "${args[@]}" "$@"
+beside=()
+rest=()
+for t in "${targets[@]}"; do
+  if [ "$t" = slurm_nodes ]; then beside=(--test "$t"); else rest+=(--test "$t"); fi
+done
+status=0
+if [ ${#beside[@]} -gt 0 ]; then
+  log=$(mktemp)
+  cargo test "${beside[@]}" "$@" >"$log" 2>&1 &
+  pid=$!
+  cargo test "${rest[@]}" "$@" || status=$?
+  beside_status=0
+  wait "$pid" || beside_status=$?
+  echo "test-tools: ${beside[*]} (run beside the others):"
+  cat "$log"
+  rm -f "$log"
+  [ "$status" != 0 ] || status=$beside_status
+else
+  cargo test "${rest[@]}" "$@" || status=$?
+fi
+exit "$status"

@@ -427,49 +427,48 @@ fn replay_exits_1_while_it_reproduces_0_when_fixed_2_when_malformed() {
     }
 }
 
-/// An injected hang or panic stops the campaign at its second seed: exit
-/// 2, and the JSON still holds the first seed's result and says where and
-/// why it stopped.
+/// A panic in the harness (here injected into a model's drain) stops the
+/// campaign at its second seed: exit 2, and the JSON still holds the first
+/// seed's result and says where and why it stopped.
 #[test]
 #[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
 fn an_infrastructure_error_exits_2_and_keeps_the_results() {
-    for (fault, why) in [("hang", "watchdog"), ("panic", "a model panicked")] {
-        let json = temp_file("infra", &format!("{fault}.json"), "");
-        let o = cosim(&[
-            "--seed",
-            "5",
-            "--count",
-            "4",
-            "--config",
-            "tiny",
-            "--inject-fault",
-            fault,
-            "--json",
-            json.to_str().unwrap(),
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
-        let err = stderr(&o);
-        assert!(err.contains("infrastructure error at seed 6"), "{err}");
-        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let results = report["results"].as_array().unwrap();
-        // The seed that ran, and the seed at which the model failed.
-        assert_eq!(results.len(), 2, "{fault}");
-        assert_eq!(results[0]["seed"], 5);
-        assert_eq!(results[0]["verdict"], "match");
-        assert_eq!(results[1]["seed"], 6);
-        assert_eq!(results[1]["verdict"], "error");
-        assert!(
-            results[1]["error"].as_str().unwrap().contains(why),
-            "{}",
-            results[1]
-        );
-        let stopped = &report["summary"]["stopped"];
-        assert_eq!(stopped["seed"], 6);
-        assert!(
-            stopped["error"].as_str().unwrap().contains(why),
-            "{stopped}"
-        );
-    }
+    let (fault, why) = ("panic", "a model panicked");
+    let json = temp_file("infra", &format!("{fault}.json"), "");
+    let o = cosim(&[
+        "--seed",
+        "5",
+        "--count",
+        "4",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        fault,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("infrastructure error at seed 6"), "{err}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    // The seed that ran, and the seed at which the model failed.
+    assert_eq!(results.len(), 2, "{fault}");
+    assert_eq!(results[0]["seed"], 5);
+    assert_eq!(results[0]["verdict"], "match");
+    assert_eq!(results[1]["seed"], 6);
+    assert_eq!(results[1]["verdict"], "error");
+    assert!(
+        results[1]["error"].as_str().unwrap().contains(why),
+        "{}",
+        results[1]
+    );
+    let stopped = &report["summary"]["stopped"];
+    assert_eq!(stopped["seed"], 6);
+    assert!(
+        stopped["error"].as_str().unwrap().contains(why),
+        "{stopped}"
+    );
 }
 
 #[test]
@@ -744,10 +743,16 @@ fn junit_has_a_testcase_per_seed_with_failures_and_their_artefacts() {
     }
 }
 
+/// A DUT that hangs (injected into its second drain) fails that seed as a
+/// mismatch of kind `hang`, with its signature and repro file; the campaign
+/// goes on to the next seeds, and the exit is 1: the RTL's failure, not the
+/// harness's (exit 2).
 #[test]
 #[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
-fn junit_reports_an_infrastructure_error_as_an_error() {
-    let xml = temp_file("junit-error", "x", "").with_file_name("hang.xml");
+fn a_hang_of_the_rtl_is_a_mismatch_and_the_campaign_goes_on() {
+    let dir = temp_file("hang-run", "x", "").with_file_name("hang-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    let json = dir.with_extension("json");
     let o = cosim(&[
         "--seed",
         "5",
@@ -757,6 +762,48 @@ fn junit_reports_an_infrastructure_error_as_an_error() {
         "tiny",
         "--inject-fault",
         "hang",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(!stderr(&o).contains("infrastructure"), "{}", stderr(&o));
+    assert!(out.contains("seed 6: MISMATCH hang at seq"), "{out}");
+    assert!(out.contains("signature: hang/"), "{out}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let verdicts: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["match", "mismatch", "match", "match"]);
+    let hang = &report["results"][1];
+    assert_eq!(hang["mismatch"]["kind"], "hang", "{hang}");
+    assert!(hang["mismatch"]["cycle"].as_u64().is_some(), "{hang}");
+    assert!(
+        report["summary"]["stopped"].is_null(),
+        "{}",
+        report["summary"]
+    );
+    assert!(dir.join("repro-tiny-seed6.json").is_file());
+}
+
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn junit_reports_an_infrastructure_error_as_an_error() {
+    let xml = temp_file("junit-error", "x", "").with_file_name("panic.xml");
+    let o = cosim(&[
+        "--seed",
+        "5",
+        "--count",
+        "4",
+        "--config",
+        "tiny",
+        "--inject-fault",
+        "panic",
         "--junit",
         xml.to_str().unwrap(),
     ]);
@@ -774,7 +821,7 @@ fn junit_reports_an_infrastructure_error_as_an_error() {
     let error = &cases[1].all("error")[0];
     assert_eq!(error.attr("type"), "infrastructure");
     assert!(
-        error.attr("message").contains("watchdog"),
+        error.attr("message").contains("panicked"),
         "{}",
         error.attr("message")
     );

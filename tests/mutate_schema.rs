@@ -217,3 +217,82 @@ fn mutants_linted_in_batches_get_the_verdict_and_message_each_gets_alone() {
     );
     assert!(lint_seconds > 0.0);
 }
+
+/// What the RTL does wrong is the RTL's failure (docs/harness.md, "What the
+/// RTL does wrong"): a campaign on a mutant that hangs (a GEMM that never
+/// finishes) or breaks the AXI-Lite protocol (a write response nobody asked
+/// for) records a mismatch of that kind for each seed, with its repro file
+/// and shrunk program, goes on to the next seed, and exits 1; the repro
+/// replays to the same failure. The mutants run from the schema through
+/// `PCCX_MODEL_OVERRIDE`, as `gate-power` runs them.
+#[test]
+fn a_hang_or_a_bus_violation_of_the_rtl_is_a_mismatch_with_its_repro() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-rtl-failures");
+    let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
+    let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
+    let builder =
+        build::Builder::new(root, &work, config::by_name("tiny").unwrap()).expect("mutant builder");
+    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    for (id, kind) in [
+        ("pccx_gemm_engine.sv:222:8:broken-conditional", "hang"),
+        ("pccx_axil_slave.sv:48:41:operator-swap", "bus-protocol"),
+    ] {
+        let k = sites
+            .iter()
+            .position(|m| m.id() == id)
+            .unwrap_or_else(|| panic!("{id} is not a site of hw/rtl any more"));
+        let selector = schema::selector_of(k);
+        assert!(
+            !built.schema.unguarded.contains_key(&selector),
+            "{id} is not guarded in the schema"
+        );
+        let so = built.so.display().to_string();
+        let overrides = format!(
+            r#"[{{"config":"tiny","so":"{so}","name":"{}","selector":{selector}}}]"#,
+            build::SCHEMA_CONFIG
+        );
+        let out = work.join(kind);
+        let _ = std::fs::remove_dir_all(&out);
+        let run = |args: &[&str]| {
+            std::process::Command::new(exe)
+                .args(args)
+                .env("PCCX_MODEL_OVERRIDE", &overrides)
+                .output()
+                .expect("run pccx-cosim")
+        };
+        let o = run(&[
+            "--seed",
+            "1",
+            "--count",
+            "2",
+            "--config",
+            "tiny",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{id}: {text}{err}");
+        assert!(!err.contains("infrastructure"), "{id}: {err}");
+        for seed in [1, 2] {
+            assert!(
+                text.contains(&format!("seed {seed}: MISMATCH {kind} ")),
+                "{id}, seed {seed}:\n{text}"
+            );
+            let repro = out.join(format!("repro-tiny-seed{seed}.json"));
+            assert!(repro.is_file(), "{}", repro.display());
+            assert!(out.join(format!("repro-tiny-seed{seed}-min.asm")).is_file());
+        }
+        let o = run(&[
+            "replay",
+            out.join("repro-tiny-seed1.json").to_str().unwrap(),
+        ]);
+        let replayed = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{id}: {replayed}");
+        assert!(
+            replayed.contains(&format!("MISMATCH {kind} ")),
+            "{id}: {replayed}"
+        );
+    }
+}

@@ -720,3 +720,44 @@ fn one_writer_per_directory_and_every_earlier_generation_kept() {
     assert_eq!(records(&out.join("previous/3")).len(), 6);
     assert!(records(&out.join("previous/4")).len() >= 10);
 }
+
+/// SIGTERM ends a run even when a seed is stuck where the stop flag is
+/// never looked at (the `stuck` fault: a drain that never returns): after
+/// the grace the process ends, exit 3, the finished seed recorded, the
+/// header saying "interrupted" and the lock let go, so that the next run
+/// (a Slurm task's rerun) finds the directory free.
+#[test]
+#[cfg_attr(not(feature = "rtl"), ignore = "runs the RTL DUT")]
+fn sigterm_ends_a_run_stuck_in_a_seed_after_the_grace() {
+    let dir = scratch("stuck-term");
+    let out = dir.join("run");
+    let mut child = spawn(
+        &[
+            &["--seed", "1", "--count", "2", "--inject-fault", "stuck"][..],
+            &CAMPAIGN[..],
+            &["--out", s(&out)][..],
+        ]
+        .concat(),
+    );
+    wait_for_records(&mut child, &out, 1);
+    // Seed 2 is stuck now (its drain never returns).
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    signal(&child, "TERM");
+    let o = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        took < Duration::from_secs(10),
+        "ended {took:?} after SIGTERM"
+    );
+    assert!(
+        err.contains("still running 3 s after the stop signal"),
+        "{err}"
+    );
+    assert_eq!(records(&out).len(), 1);
+    let header = read_json(&out.join("campaign.json"));
+    assert_eq!(header["runs"][0]["ended"], "interrupted", "{header}");
+    assert!(!out.join("lock").exists(), "the lock is let go");
+}

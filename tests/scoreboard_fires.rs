@@ -580,19 +580,35 @@ fn golden_matches_golden() {
     agreeing_models_match(&config::by_name("kv260").unwrap(), &golden, 100..110);
 }
 
+/// A DUT that hangs fails as the DUT: a mismatch of kind `hang` at the
+/// oldest instruction it has not retired, its signature `hang/ENGINE/stuck`.
+/// A hang of the reference is the harness's: a model error.
 #[test]
-fn a_hang_is_a_model_error() {
+fn a_hang_of_the_dut_is_a_mismatch_and_of_the_reference_an_error() {
     let config = tiny();
-    let (result, fired) = run_with_fault(
-        &directed_case(&config),
-        &config,
-        &golden,
-        Fault::Hang { nth_drain: 0 },
-    );
+    let case = directed_case(&config);
+    let (result, fired) = run_with_fault(&case, &config, &golden, Fault::Hang { nth_drain: 0 });
     assert!(fired);
-    match result {
+    let m = result
+        .expect("a DUT's hang is no model error")
+        .first_mismatch
+        .expect("a DUT's hang is a mismatch");
+    assert_eq!(m.kind, CheckKind::Hang, "{m}");
+    assert_eq!(m.difference.field().to_string(), "stuck");
+    assert!(
+        m.detail().contains("golden+hang hangs: draining"),
+        "{}",
+        m.detail()
+    );
+    assert!(
+        m.afterwards.is_none(),
+        "the hang is not its own aftermath: {m:?}"
+    );
+    let mut reference = Faulty::boxed(golden(&config), Fault::Hang { nth_drain: 0 });
+    let mut dut = golden(&config);
+    match run_case(&case, &mut reference, &mut *dut) {
         Err(ModelError::Watchdog { what, .. }) => assert!(what.contains("golden+hang"), "{what}"),
-        other => panic!("expected a watchdog error, got {other:?}"),
+        other => panic!("expected the reference's watchdog error, got {other:?}"),
     }
 }
 

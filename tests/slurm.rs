@@ -301,7 +301,7 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
     require_cluster();
     let dir = scratch("failed");
     let run = dir.join("run");
-    // The `hang` fault stops a campaign at its second seed with an
+    // The `panic` fault stops a campaign at its second seed with an
     // infrastructure error (exit 2): each shard here has two seeds.
     let o = cosim(
         &[
@@ -319,7 +319,7 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
                 "--out",
                 s(&run),
                 "--campaign-arg=--inject-fault",
-                "--campaign-arg=hang",
+                "--campaign-arg=panic",
             ][..],
             &WAIT,
             &["300"],
@@ -483,37 +483,11 @@ fn a_failed_task_is_completed_by_the_sbatch_command_wait_printed() {
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(2), "{out}{}", text(&o.stderr));
     assert!(out.contains("2 tasks, 1 failed"), "{out}");
-    let printed = out
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("sbatch --array="))
-        .unwrap_or_else(|| panic!("no sbatch command in:\n{out}"))
-        .to_string();
+    let printed = support::printed_sbatch(&out);
     assert!(printed.starts_with("sbatch --array=1 "), "{printed}");
     // The cause removed, the printed command runs exactly the failed task.
     std::fs::remove_dir(&blocker).unwrap();
-    let o = Command::new("sh").args(["-c", &printed]).output().unwrap();
-    assert!(o.status.success(), "{printed}: {}", text(&o.stderr));
-    let job = text(&o.stdout)
-        .split_whitespace()
-        .last()
-        .expect("sbatch names its job")
-        .to_string();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let q = Command::new("squeue")
-            .args(["-h", "-j", &job])
-            .output()
-            .unwrap();
-        if text(&q.stdout).trim().is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "job {job} still queued after 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    support::sbatch_to_the_end(&printed);
     // `merge` takes the submission's directory (its shards).
     let o = cosim(&["merge", s(&run)]);
     let out = text(&o.stdout);

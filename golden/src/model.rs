@@ -380,6 +380,13 @@ pub trait Clocked {
     /// that keeps writing). `None` removes the deadline. A model that
     /// cannot hang (a prediction) ignores it.
     fn set_wait_deadline(&mut self, _cycle: Option<u64>) {}
+
+    /// The cycle (counted from reset) the model has reached, for a model
+    /// that simulates cycles one by one (the RTL): where a hang or a bus
+    /// protocol violation was seen. `None` for a prediction.
+    fn cycle_now(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// What only a simulated design offers ([`NpuModel::sim_controls`]).

@@ -688,6 +688,10 @@ impl<M: NpuModel + ?Sized> Clocked for Faulty<M> {
             clock.set_wait_deadline(cycle);
         }
     }
+
+    fn cycle_now(&mut self) -> Option<u64> {
+        self.inner.clock().and_then(|c| c.cycle_now())
+    }
 }
 
 #[cfg(test)]

@@ -280,6 +280,19 @@ impl DirLock {
     }
 }
 
+impl DirLock {
+    /// What removes this lock (if it is still this run's) from another
+    /// thread, for a process that ends without dropping it.
+    pub fn releaser(&self) -> impl FnOnce() + Send + 'static {
+        let (path, file_id) = (self.path.clone(), self.file_id);
+        move || {
+            if std::fs::metadata(&path).is_ok_and(|m| (m.dev(), m.ino()) == file_id) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+}
+
 impl Drop for DirLock {
     fn drop(&mut self) {
         if self.still_held().is_ok() {

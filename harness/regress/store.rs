@@ -7,7 +7,9 @@ use super::lock::DirLock;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The header of a run's directory (`campaign.json`, `mutate.json`).
 pub trait RunHeader: Serialize + DeserializeOwned + Clone {
@@ -147,6 +149,40 @@ impl<H: RunHeader, R: Record> RunStore<H, R> {
             run.ended = Some(ended);
         }
         journal::write_header(&self.dir, H::FILE, &self.header)
+    }
+
+    /// Once `stop` is set (SIGTERM, SIGINT), gives the run `grace` to end
+    /// by itself; past it (a seed stuck where the flag is never looked at,
+    /// in a simulation that does not return), writes the header with the
+    /// run `interrupted`, lets go of the lock and ends the process with
+    /// `code`. Every finished record is on disk already. Without this, a
+    /// task Slurm stops at its time limit leaves such a process running
+    /// (its shell is killed first), holding the directory against the rerun.
+    pub fn end_after_stop(&self, stop: Arc<AtomicBool>, grace: Duration, code: u8)
+    where
+        H: Send + 'static,
+    {
+        let dir = self.dir.clone();
+        let mut header = self.header.clone();
+        if let Some(run) = header.runs_mut().last_mut() {
+            run.ended = Some(RunEnded::Interrupted);
+        }
+        let release = self.lock.releaser();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            std::thread::sleep(grace);
+            eprintln!(
+                "pccx-cosim: {}: still running {} s after the stop signal (a seed stuck?); \
+                 the finished records are on disk, the process ends now",
+                dir.display(),
+                grace.as_secs_f64()
+            );
+            let _ = journal::write_header(&dir, H::FILE, &header);
+            release();
+            std::process::exit(code.into());
+        });
     }
 
     /// The header as [`finish`](Self::finish) would write it with `ended`

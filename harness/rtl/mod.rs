@@ -976,6 +976,10 @@ impl Clocked for RtlModel {
         self.status_changes.clone()
     }
 
+    fn cycle_now(&mut self) -> Option<u64> {
+        Some(self.cycle)
+    }
+
     fn predicts_timing(&mut self) -> bool {
         false
     }

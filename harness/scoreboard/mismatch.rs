@@ -60,13 +60,21 @@ pub enum CheckKind {
     /// Order timing (stall I/O): the DUT retired an instruction before one
     /// it must wait for (docs/semantics.md section 8).
     RetireOrder,
+    /// The DUT hung: a wait (an issue on a full FIFO, a drain) ran past the
+    /// deadline the reference's own retire cycles give, or showed no
+    /// progress for the watchdog's cycles. A failure of the DUT, not of the
+    /// harness (docs/harness.md, "What the RTL does wrong").
+    Hang,
+    /// The DUT broke the AXI-Lite protocol (a response nobody asked for, a
+    /// VALID dropped before READY).
+    BusProtocol,
     /// The seed ran past its wall-clock limit (`--seed-timeout`): not a
     /// comparison, but what a timeout's repro file says happened.
     Timeout,
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 24] = [
+    pub const ALL: [CheckKind; 26] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -90,6 +98,8 @@ impl CheckKind {
         CheckKind::Timing,
         CheckKind::StatusTimeline,
         CheckKind::RetireOrder,
+        CheckKind::Hang,
+        CheckKind::BusProtocol,
         CheckKind::Timeout,
     ];
 
@@ -119,6 +129,8 @@ impl CheckKind {
             CheckKind::Timing => "timing",
             CheckKind::StatusTimeline => "status-timeline",
             CheckKind::RetireOrder => "retire-order",
+            CheckKind::Hang => "hang",
+            CheckKind::BusProtocol => "bus-protocol",
             CheckKind::Timeout => "timeout",
         }
     }
@@ -395,6 +407,15 @@ pub enum Difference {
         limit_micros: u64,
         at: String,
     },
+    /// The DUT hung while `at` (the watchdog's words: what it waited for,
+    /// the cycle, the instructions latched and retired).
+    Hang {
+        at: String,
+    },
+    /// The DUT broke the bus protocol: `what` (the bus monitor's words).
+    BusProtocol {
+        what: String,
+    },
 }
 
 /// Which part of what a check compares differed: the third part of a
@@ -430,6 +451,10 @@ pub enum Field {
     StatusResp,
     /// The wall-clock limit of a seed.
     WallClock,
+    /// A wait that did not end (a hang).
+    Stuck,
+    /// The bus protocol.
+    Protocol,
 }
 
 impl fmt::Display for Field {
@@ -451,6 +476,8 @@ impl fmt::Display for Field {
             Field::Entry => "entry",
             Field::Value => "value",
             Field::WallClock => "wall-clock",
+            Field::Stuck => "stuck",
+            Field::Protocol => "protocol",
             Field::Stream(s) => STREAM_NAMES
                 .get(usize::from(s))
                 .copied()
@@ -549,6 +576,8 @@ impl Difference {
             | D::StatusTimeline { .. }
             | D::RetireOrder { .. } => Field::Value,
             D::WallClock { .. } => Field::WallClock,
+            D::Hang { .. } => Field::Stuck,
+            D::BusProtocol { .. } => Field::Protocol,
         }
     }
 
@@ -728,6 +757,10 @@ impl Difference {
                 names[1],
                 *limit_micros as f64 / 1e6
             ),
+            D::Hang { at } => format!("{} hangs: {at}", names[1]),
+            D::BusProtocol { what } => {
+                format!("{} broke the bus protocol: {what}", names[1])
+            }
         }
     }
 }

@@ -348,8 +348,48 @@ impl<'a> Run<'a> {
 
     fn note_after_mismatch(&mut self, e: &ModelError) {
         for (_, m) in &mut self.found {
-            m.afterwards = Some(e.to_string());
+            // A hang or protocol violation is that error already.
+            if !matches!(m.kind, CheckKind::Hang | CheckKind::BusProtocol) {
+                m.afterwards = Some(e.to_string());
+            }
         }
+    }
+
+    /// Calls `f` on the DUT. A hang (past the watchdog, or past the
+    /// deadline the reference's retires give) or a bus protocol violation
+    /// there is the DUT's failure, not the harness's: it is reported as a
+    /// mismatch, at the oldest instruction the DUT has not retired and the
+    /// cycle it was seen, and the error ends the run (run_case_resident
+    /// then returns the outcome with it). Other errors are the harness's.
+    fn on_dut<T>(
+        &mut self,
+        f: impl FnOnce(&mut dyn NpuModel) -> Result<T, ModelError>,
+    ) -> Result<T, ModelError> {
+        let e = match f(&mut *self.b) {
+            Ok(v) => return Ok(v),
+            Err(e) => e,
+        };
+        let (kind, difference) = match &e {
+            ModelError::Watchdog { what, .. } => {
+                (CheckKind::Hang, Difference::Hang { at: what.clone() })
+            }
+            ModelError::Protocol(what) => (
+                CheckKind::BusProtocol,
+                Difference::BusProtocol { what: what.clone() },
+            ),
+            _ => return Err(named(e, self.b.name())),
+        };
+        let dut_text = e.to_string();
+        self.collect();
+        let seq = (0..self.issued.len() as u32)
+            .find(|s| self.pairs.get(s).is_none_or(|p| !p.d.retired()));
+        let reference = seq
+            .and_then(|s| self.pairs.get(&s))
+            .map_or_else(|| "-".to_string(), |p| retire_text(&p.r));
+        let mut m = self.mismatch(seq, Finding::new(kind, difference, reference, dut_text));
+        m.cycle = self.b.clock().and_then(|c| c.cycle_now()).or(m.cycle);
+        self.report(seq.unwrap_or(u32::MAX), m);
+        Err(named(e, self.b.name()))
     }
 
     /// The word addresses of every L2 and host write the reference made.
@@ -374,7 +414,7 @@ impl<'a> Run<'a> {
         }
         call(self.a, |m| m.drain())?;
         self.collect();
-        call(self.b, |m| m.drain())?;
+        self.on_dut(|m| m.drain())?;
         if let Some(clock) = self.b.clock() {
             clock.set_wait_deadline(None);
         }
@@ -383,7 +423,7 @@ impl<'a> Run<'a> {
         // again, so a stray write or a second retire reported after the
         // last instruction finished is still caught.
         call(self.a, |m| m.idle(QUIESCENCE_CYCLES))?;
-        call(self.b, |m| m.idle(QUIESCENCE_CYCLES))?;
+        self.on_dut(|m| m.idle(QUIESCENCE_CYCLES))?;
         self.collect();
         self.sweep();
         if !self.has_mismatch() {
@@ -503,7 +543,7 @@ impl<'a> Run<'a> {
                 let seq = self.issued.len() as u32;
                 self.issued.push(word);
                 let ra = call(self.a, |m| m.issue(word))?;
-                let rb = call(self.b, |m| m.issue(word))?;
+                let rb = self.on_dut(|m| m.issue(word))?;
                 if ra != rb {
                     let what = |(lo, hi): (AxiResp, AxiResp)| {
                         format!("0x00 write {}, 0x04 write {}", resp_name(lo), resp_name(hi))
@@ -522,11 +562,11 @@ impl<'a> Run<'a> {
             }
             Item::Idle(cycles) => {
                 call(self.a, |m| m.idle(cycles))?;
-                call(self.b, |m| m.idle(cycles))?;
+                self.on_dut(|m| m.idle(cycles))?;
             }
             Item::RegWrite { offset, value } => {
                 let ra = call(self.a, |m| m.reg_write(offset, value))?;
-                let rb = call(self.b, |m| m.reg_write(offset, value))?;
+                let rb = self.on_dut(|m| m.reg_write(offset, value))?;
                 if ra != rb {
                     // Ranked with the next instruction: it happened before
                     // that one was latched.
@@ -1088,8 +1128,12 @@ fn call<T>(
     f: impl FnOnce(&mut dyn NpuModel) -> Result<T, ModelError>,
 ) -> Result<T, ModelError> {
     let result = f(&mut *m);
-    let name = m.name();
-    result.map_err(|e| match e {
+    result.map_err(|e| named(e, m.name()))
+}
+
+/// `e` with the model's name in its text.
+fn named(e: ModelError, name: &str) -> ModelError {
+    match e {
         ModelError::Watchdog { what, cycles } => ModelError::Watchdog {
             what: format!("{what} ({name})"),
             cycles,
@@ -1100,7 +1144,7 @@ fn call<T>(
         ModelError::Abandoned { what } => ModelError::Abandoned {
             what: format!("{what} ({name})"),
         },
-    })
+    }
 }
 
 /// Words compared at a time: two buffers of this many words stay in the

@@ -240,6 +240,9 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
         )?),
         None => None,
     };
+    if let Some(store) = &store {
+        store.end_after_stop(Arc::clone(&stop), super::STOP_GRACE, EXIT_INTERRUPTED);
+    }
     let prior: Vec<SeedRecord> = store.as_ref().map_or(Vec::new(), |s| s.prior.clone());
     options.skip = prior.iter().map(|r| r.seed).collect();
     if let Some(store) = &store {

@@ -22,6 +22,12 @@ pub const EXIT_INTERRUPTED: u8 = 3;
 /// simulator past its wall-clock limit (`--seed-timeout`).
 pub const EXIT_HUNG: u8 = 4;
 
+/// How long a run with a directory is given to end by itself after SIGTERM
+/// or SIGINT before it ends the process (`RunStore::end_after_stop`):
+/// under Slurm's `KillWait` (5 s in scripts/slurm-local.sh, 30 s by
+/// default), longer than a seed normally takes.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// SIGTERM (what Slurm and CI send at a time limit) and SIGINT set `stop`:
 /// no further seed starts, the seeds in flight finish, and the reports
 /// are written. A second one ends the process at once.

@@ -71,3 +71,40 @@ pub fn curated_ids(n: usize) -> Vec<String> {
         .collect()
 }
 pub mod browser;
+
+/// The `sbatch --array=...` line `slurm wait` printed in `out` (the rerun
+/// of exactly the shards with something missing).
+pub fn printed_sbatch(out: &str) -> String {
+    out.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("sbatch --array="))
+        .unwrap_or_else(|| panic!("no sbatch command in:\n{out}"))
+        .to_string()
+}
+
+/// Runs a printed `sbatch` line as a person would (through `sh`) and waits
+/// until squeue no longer lists its job (300 s at most).
+pub fn sbatch_to_the_end(printed: &str) {
+    let o = Command::new("sh").args(["-c", printed]).output().unwrap();
+    assert!(o.status.success(), "{printed}: {}", text(&o.stderr));
+    let job = text(&o.stdout)
+        .split_whitespace()
+        .last()
+        .expect("sbatch names its job")
+        .to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", &job])
+            .output()
+            .unwrap();
+        if text(&q.stdout).trim().is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "job {job} still queued after 300 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
