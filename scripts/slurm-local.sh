@@ -58,12 +58,17 @@ set_daemons() {
 
 multi_node() { [ "${NODES[0]}" != localhost ]; }
 
-# The nodes of the cluster the state file records (its slurmd@ lines), if
-# any; else NODES stays as it is.
+# The nodes the state file records (its slurmd@ lines), one per line.
+recorded_nodes() {
+  [ -r "$STATE_FILE" ] || return 0
+  awk '$1 ~ /^slurmd@/ {sub(/^slurmd@/, "", $1); print $1}' "$STATE_FILE"
+}
+
+# The nodes of the cluster the state file records, if any; else NODES
+# stays as it is.
 nodes_from_state() {
   local found
-  [ -r "$STATE_FILE" ] || return 0
-  mapfile -t found < <(awk '$1 ~ /^slurmd@/ {sub(/^slurmd@/, "", $1); print $1}' "$STATE_FILE")
+  mapfile -t found < <(recorded_nodes)
   if [ "${#found[@]}" -gt 0 ]; then
     NODES=("${found[@]}")
     set_daemons
@@ -458,9 +463,7 @@ cmd_start() {
 
   # A running cluster of another shape is not reshaped under its jobs.
   local running=()
-  if [ -r "$STATE_FILE" ]; then
-    mapfile -t running < <(awk '$1 ~ /^slurmd@/ {sub(/^slurmd@/, "", $1); print $1}' "$STATE_FILE")
-  fi
+  mapfile -t running < <(recorded_nodes)
   if [ "$want" -ge 2 ]; then
     local k
     NODES=()

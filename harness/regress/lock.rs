@@ -22,6 +22,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::journal::{unix_now, where_we_run};
+use super::slurm::TaskState;
+
+/// How the state of a Slurm job is asked: `Ok(None)` when the scheduler no
+/// longer lists it ([`super::slurm::job_state`]; tests pass their own).
+pub type JobState<'a> = &'a dyn Fn(&str) -> Result<Option<TaskState>, String>;
 
 /// The lock's file in a run directory.
 pub const LOCK_FILE: &str = "lock";
@@ -56,7 +61,7 @@ impl Holder {
         Holder {
             host,
             pid,
-            pid_start: process_start(pid),
+            pid_start: running_since(pid),
             since_unix: unix_now(),
             slurm_job,
             slurm_restarts: std::env::var("SLURM_RESTART_COUNT")
@@ -161,7 +166,12 @@ impl DirLock {
     /// Takes `dir`'s lock for this process (`dir` exists). With
     /// `break_lock`, a holder that cannot be told gone is overruled.
     pub fn acquire(dir: &Path, break_lock: bool) -> Result<DirLock, LockError> {
-        Self::acquire_as(dir, Holder::this_process(), break_lock, &slurm_job_state)
+        Self::acquire_as(
+            dir,
+            Holder::this_process(),
+            break_lock,
+            &super::slurm::job_state,
+        )
     }
 
     /// [`acquire`](Self::acquire) as `me`, asking `job_state` about Slurm
@@ -170,7 +180,7 @@ impl DirLock {
         dir: &Path,
         me: Holder,
         break_lock: bool,
-        job_state: &dyn Fn(&str) -> Result<Option<String>, String>,
+        job_state: JobState,
     ) -> Result<DirLock, LockError> {
         let path = dir.join(LOCK_FILE);
         let io = |what: &str, e: std::io::Error| {
@@ -239,7 +249,7 @@ impl DirLock {
             .map_err(|e| LockError::Io(format!("{}: cannot read: {e}", path.display())))?;
         let lock = DirLock {
             path: path.to_path_buf(),
-            file_id: (meta.dev(), meta.ino()),
+            file_id: file_id(&meta),
             holder: me,
             took_over,
         };
@@ -263,7 +273,7 @@ impl DirLock {
     /// node was declared lost while it ran) stops writing.
     pub fn still_held(&self) -> Result<(), String> {
         match std::fs::metadata(&self.path) {
-            Ok(m) if (m.dev(), m.ino()) == self.file_id => Ok(()),
+            Ok(m) if file_id(&m) == self.file_id => Ok(()),
             Ok(_) => Err(format!(
                 "{}: this run's lock was taken over{}; it stops writing here",
                 self.path.display(),
@@ -278,26 +288,31 @@ impl DirLock {
             )),
         }
     }
-}
 
-impl DirLock {
     /// What removes this lock (if it is still this run's) from another
     /// thread, for a process that ends without dropping it.
     pub fn releaser(&self) -> impl FnOnce() + Send + 'static {
-        let (path, file_id) = (self.path.clone(), self.file_id);
-        move || {
-            if std::fs::metadata(&path).is_ok_and(|m| (m.dev(), m.ino()) == file_id) {
-                let _ = std::fs::remove_file(&path);
-            }
-        }
+        let (path, id) = (self.path.clone(), self.file_id);
+        move || release(&path, id)
     }
 }
 
 impl Drop for DirLock {
     fn drop(&mut self) {
-        if self.still_held().is_ok() {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        release(&self.path, self.file_id);
+    }
+}
+
+/// A file's device and inode: what tells this run's lock file from one
+/// that replaced it.
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    (m.dev(), m.ino())
+}
+
+/// Removes the lock file at `path` if it is still the file `id`.
+fn release(path: &Path, id: (u64, u64)) {
+    if std::fs::metadata(path).is_ok_and(|m| file_id(&m) == id) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -314,15 +329,10 @@ pub fn read_holder(path: &Path) -> Result<Option<Holder>, String> {
 }
 
 /// Whether `holder` is gone, as told from `me`; `Err` says why it stands.
-fn is_gone(
-    holder: &Holder,
-    me: &Holder,
-    job_state: &dyn Fn(&str) -> Result<Option<String>, String>,
-) -> Result<Gone, String> {
+fn is_gone(holder: &Holder, me: &Holder, job_state: JobState) -> Result<Gone, String> {
     if holder.host == me.host {
-        let alive = process_start(holder.pid).is_some_and(|start| {
-            holder.pid_start.is_none_or(|s| s == start) && !is_zombie(holder.pid)
-        });
+        let alive = running_since(holder.pid)
+            .is_some_and(|start| holder.pid_start.is_none_or(|s| s == start));
         return if alive {
             Err("its process runs on this host".into())
         } else {
@@ -343,60 +353,24 @@ fn is_gone(
     }
     match job_state(job) {
         Ok(None) => Ok(Gone::JobEnded(None)),
-        Ok(Some(state)) if is_final_state(&state) => Ok(Gone::JobEnded(Some(state))),
-        Ok(Some(state)) => Err(format!("its Slurm job is {state}")),
+        Ok(Some(state)) if state.is_final() => Ok(Gone::JobEnded(Some(state.state))),
+        Ok(Some(state)) => Err(format!("its Slurm job is {}", state.with_reason())),
         Err(e) => Err(format!("its Slurm job cannot be asked about: {e}")),
     }
 }
 
-fn is_final_state(state: &str) -> bool {
-    super::slurm::TaskState {
-        state: state.to_string(),
-        reason: String::new(),
-        node: String::new(),
-    }
-    .is_final()
-}
-
-/// A Slurm job's state from `squeue`; `Ok(None)` when squeue does not (or
-/// no longer) list it.
-fn slurm_job_state(job: &str) -> Result<Option<String>, String> {
-    let out = std::process::Command::new("squeue")
-        .args(["-h", "-t", "all", "-j", job, "-o", "%T"])
-        .output()
-        .map_err(|e| format!("cannot run squeue: {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        // A job squeue has forgotten: "Invalid job id specified".
-        if stderr.contains("Invalid job id") {
-            return Ok(None);
-        }
-        return Err(format!("squeue failed ({}): {}", out.status, stderr.trim()));
-    }
-    Ok(stdout
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(String::from))
-}
-
-/// When process `pid` started (ticks after boot), or `None` if there is no
-/// such process.
-fn process_start(pid: u32) -> Option<u64> {
+/// When process `pid` started (ticks after boot), from one read of
+/// `/proc/PID/stat`; `None` if there is no such process or it has exited
+/// (a zombie, `Z`, or dead, `X`, waiting to be reaped).
+fn running_since(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name (field 2) may hold spaces: count from the last `)`.
-    let after = &stat[stat.rfind(')')? + 2..];
-    after.split(' ').nth(19)?.parse().ok()
-}
-
-fn is_zombie(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map(|s| {
-            s.lines()
-                .any(|l| l.starts_with("State:") && l.contains('Z'))
-        })
-        .unwrap_or(false)
+    // The name (field 2) may hold spaces: count from the last `)`. Then
+    // field 3 is the state and field 22 the start time.
+    let mut fields = stat[stat.rfind(')')? + 2..].split(' ');
+    if matches!(fields.next(), Some("Z" | "X")) {
+        return None;
+    }
+    fields.nth(18)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -410,7 +384,7 @@ mod tests {
         d
     }
 
-    fn no_slurm(_: &str) -> Result<Option<String>, String> {
+    fn no_slurm(_: &str) -> Result<Option<TaskState>, String> {
         Err("no squeue in a unit test".into())
     }
 
@@ -489,10 +463,14 @@ mod tests {
             slurm_restarts: 1,
             ..Holder::this_process()
         };
-        let running = |_: &str| Ok(Some("RUNNING".to_string()));
-        let ended = |_: &str| Ok(Some("NODE_FAIL".to_string()));
+        let listed = |state: &str| TaskState {
+            state: state.into(),
+            reason: "None".into(),
+            node: "node1".into(),
+        };
+        let running = |_: &str| Ok(Some(listed("RUNNING")));
+        let ended = |_: &str| Ok(Some(listed("NODE_FAIL")));
         let forgotten = |_: &str| Ok(None);
-        type JobState<'a> = &'a dyn Fn(&str) -> Result<Option<String>, String>;
         let cases: Vec<(Holder, JobState, Option<Gone>)> = vec![
             (other("node1", None, 0), &running, None),
             (other("node1", Some("9_0"), 0), &running, None),

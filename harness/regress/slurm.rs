@@ -229,13 +229,20 @@ impl TaskState {
         self.is_final() && self.state != "COMPLETED"
     }
 
+    /// `RUNNING`, `PENDING (BeginTime)`: the state with its reason, when
+    /// squeue gives one.
+    pub fn with_reason(&self) -> String {
+        if self.reason.is_empty() || self.reason == "None" {
+            self.state.clone()
+        } else {
+            format!("{} ({})", self.state, self.reason)
+        }
+    }
+
     /// `RUNNING on node1`, `PENDING (BeginTime)`: one step of a task's
     /// history.
     pub fn describe(&self) -> String {
-        let mut s = self.state.clone();
-        if !self.reason.is_empty() && self.reason != "None" {
-            s += &format!(" ({})", self.reason);
-        }
+        let mut s = self.with_reason();
         if !self.node.is_empty() && self.state != "PENDING" {
             s += &format!(" on {}", self.node);
         }
@@ -273,6 +280,38 @@ pub fn task_states(job_id: &str) -> Result<BTreeMap<u64, TaskState>, String> {
     Ok(states)
 }
 
+/// The state of one job (`JOB` or an array task `JOB_TASK`), from
+/// `squeue`; `Ok(None)` when squeue does not (or no longer) list it.
+pub fn job_state(job: &str) -> Result<Option<TaskState>, String> {
+    let out = Command::new("squeue")
+        .args(["-h", "-t", "all", "-j", job, "-o", "%T|%N|%r"])
+        .output()
+        .map_err(|e| format!("cannot run squeue: {e}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // A job squeue has forgotten: "Invalid job id specified".
+        if stderr.contains("Invalid job id") {
+            return Ok(None);
+        }
+        return Err(format!("squeue failed ({}): {}", out.status, stderr.trim()));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    Ok(stdout
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|line| {
+            let mut parts = line.splitn(3, '|');
+            let mut next = || parts.next().unwrap_or("").trim().to_string();
+            let (state, node, reason) = (next(), next(), next());
+            TaskState {
+                state,
+                reason,
+                node,
+            }
+        }))
+}
+
 /// What `slurm wait` (or `submit --wait`) last saw of the job's tasks,
 /// kept because squeue forgets a finished task after `MinJobAge`.
 pub const STATES_FILE: &str = "slurm-states.json";
@@ -286,16 +325,16 @@ pub struct Waited {
     pub unseen: Vec<u64>,
     /// The deadline passed with tasks still going.
     pub timed_out: bool,
-    /// Each task's states as they changed ([`TaskState::describe`]).
+    /// Each task's states as they changed.
     #[serde(default)]
-    pub history: BTreeMap<u64, Vec<String>>,
+    pub history: BTreeMap<u64, Vec<TaskState>>,
 }
 
 impl Waited {
     /// The tasks Slurm ran more than once (requeued: a node failed under
     /// it, or a person requeued it), each with its history: seen running,
     /// then pending or requeued again, or seen in `NODE_FAIL`/`REQUEUED`.
-    pub fn requeued(&self) -> BTreeMap<u64, &[String]> {
+    pub fn requeued(&self) -> BTreeMap<u64, &[TaskState]> {
         self.history
             .iter()
             .filter(|(_, steps)| requeued(steps))
@@ -306,11 +345,10 @@ impl Waited {
 
 /// Whether a task's history (as [`Waited::history`] keeps it) shows it
 /// requeued.
-pub fn requeued(steps: &[String]) -> bool {
-    let state = |s: &String| s.split(' ').next().unwrap_or("").to_string();
+pub fn requeued(steps: &[TaskState]) -> bool {
     let mut ran = false;
-    for s in steps.iter().map(state) {
-        match s.as_str() {
+    for s in steps {
+        match s.state.as_str() {
             "NODE_FAIL" | "REQUEUED" | "REQUEUE_HOLD" => return true,
             "PENDING" | "CONFIGURING" if ran => return true,
             "RUNNING" => ran = true,
@@ -333,18 +371,14 @@ pub fn wait(
 ) -> Result<Waited, String> {
     let started = Instant::now();
     let mut seen: BTreeMap<u64, TaskState> = BTreeMap::new();
-    let mut history: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    let mut history: BTreeMap<u64, Vec<TaskState>> = BTreeMap::new();
     loop {
         let now = task_states(job_id)?;
         for (i, s) in &now {
             if seen.get(i) != Some(s) {
                 on_change(*i, s);
                 seen.insert(*i, s.clone());
-                let steps = history.entry(*i).or_default();
-                let step = s.describe();
-                if steps.last() != Some(&step) {
-                    steps.push(step);
-                }
+                history.entry(*i).or_default().push(s.clone());
             }
         }
         let going = (0..shards).any(|i| match (now.get(&i), seen.get(&i)) {
@@ -391,29 +425,28 @@ mod tests {
 
     #[test]
     fn a_task_seen_running_then_pending_again_was_requeued() {
-        let steps = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert!(!requeued(&steps(&[
-            "PENDING (Priority)",
-            "RUNNING on n1",
-            "COMPLETED on n1"
-        ])));
-        assert!(requeued(&steps(&[
-            "RUNNING on n2",
-            "PENDING (BeginTime)",
-            "RUNNING on n1",
-            "COMPLETED on n1"
-        ])));
-        assert!(requeued(&steps(&["RUNNING on n2", "NODE_FAIL on n2"])));
-        assert!(!requeued(&steps(&["RUNNING on n2", "TIMEOUT on n2"])));
-        let running = TaskState {
-            node: "n2".into(),
-            ..state("RUNNING", "None")
+        let on = |st: &str, node: &str| TaskState {
+            node: node.into(),
+            ..state(st, "None")
         };
-        assert_eq!(running.describe(), "RUNNING on n2");
-        assert_eq!(
-            state("PENDING", "BeginTime").describe(),
-            "PENDING (BeginTime)"
-        );
+        let pending = |reason: &str| state("PENDING", reason);
+        assert!(!requeued(&[
+            pending("Priority"),
+            on("RUNNING", "n1"),
+            on("COMPLETED", "n1")
+        ]));
+        assert!(requeued(&[
+            on("RUNNING", "n2"),
+            pending("BeginTime"),
+            on("RUNNING", "n1"),
+            on("COMPLETED", "n1")
+        ]));
+        assert!(requeued(&[on("RUNNING", "n2"), on("NODE_FAIL", "n2")]));
+        assert!(!requeued(&[on("RUNNING", "n2"), on("TIMEOUT", "n2")]));
+        assert_eq!(on("RUNNING", "n2").describe(), "RUNNING on n2");
+        assert_eq!(pending("BeginTime").describe(), "PENDING (BeginTime)");
+        assert_eq!(pending("BeginTime").with_reason(), "PENDING (BeginTime)");
+        assert_eq!(on("RUNNING", "n2").with_reason(), "RUNNING");
     }
 
     #[test]

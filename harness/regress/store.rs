@@ -163,10 +163,7 @@ impl<H: RunHeader, R: Record> RunStore<H, R> {
         H: Send + 'static,
     {
         let dir = self.dir.clone();
-        let mut header = self.header.clone();
-        if let Some(run) = header.runs_mut().last_mut() {
-            run.ended = Some(RunEnded::Interrupted);
-        }
+        let header = self.header_ended(RunEnded::Interrupted);
         let release = self.lock.releaser();
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
@@ -189,10 +186,15 @@ impl<H: RunHeader, R: Record> RunStore<H, R> {
     /// and nothing else known: for a process about to end at once (a hung
     /// seed), which writes it and goes.
     pub fn write_ended(&self, ended: RunEnded) -> Result<(), String> {
+        journal::write_header(&self.dir, H::FILE, &self.header_ended(ended))
+    }
+
+    /// The header with this run's entry ended as `ended`.
+    fn header_ended(&self, ended: RunEnded) -> H {
         let mut header = self.header.clone();
         if let Some(run) = header.runs_mut().last_mut() {
             run.ended = Some(ended);
         }
-        journal::write_header(&self.dir, H::FILE, &header)
+        header
     }
 }

@@ -249,9 +249,17 @@ pub fn submission_shards(dir: &Path) -> Result<Option<(JobRecord, Vec<PathBuf>)>
 struct Job<'a> {
     top: &'a Path,
     record: &'a JobRecord,
-    /// The states, where they came from, and each task's history as
-    /// `slurm wait` saw it.
-    states: (BTreeMap<u64, TaskState>, String, BTreeMap<u64, Vec<String>>),
+    states: SchedulerStates,
+}
+
+/// What the scheduler said of a job's tasks.
+struct SchedulerStates {
+    /// Each task's last state.
+    tasks: BTreeMap<u64, TaskState>,
+    /// Where those came from, or why they are unknown.
+    from: String,
+    /// Each task's states as `slurm wait` saw them change.
+    history: BTreeMap<u64, Vec<TaskState>>,
 }
 
 /// What a merge (of a campaign's or a mutation run's directories) says of
@@ -326,10 +334,10 @@ fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
     if let Some(job) = job {
         for r in &mut s.rows {
             let Some(i) = index(&r.shard) else { continue };
-            r.scheduler = job.states.0.get(&i).cloned();
+            r.scheduler = job.states.tasks.get(&i).cloned();
             r.requeued = job
                 .states
-                .2
+                .history
                 .get(&i)
                 .filter(|steps| slurm::requeued(steps))
                 .cloned()
@@ -364,7 +372,7 @@ fn cluster(mut s: Shards, job: Option<&Job>) -> Option<Cluster> {
         rerun,
         job: job.map(|j| JobPart {
             job_id: j.record.job_id.clone(),
-            states_from: j.states.1.clone(),
+            states_from: j.states.from.clone(),
         }),
         duplicates: s.duplicates,
         conflicting: s.conflicting,
@@ -410,11 +418,7 @@ pub fn baseline(dirs: &[PathBuf]) -> Result<Baseline, String> {
 /// The task states of a Slurm job: those the last `slurm wait` saw, with
 /// squeue's of now over them for the tasks it still lists; and where they
 /// came from, or why they are unknown.
-fn scheduler_states(
-    top: &Path,
-    record: &JobRecord,
-    offline: bool,
-) -> (BTreeMap<u64, TaskState>, String, BTreeMap<u64, Vec<String>>) {
+fn scheduler_states(top: &Path, record: &JobRecord, offline: bool) -> SchedulerStates {
     let mut sources = Vec::new();
     let mut states = BTreeMap::new();
     let mut history = BTreeMap::new();
@@ -449,5 +453,9 @@ fn scheduler_states(
     if states.is_empty() {
         sources.insert(0, "unknown".into());
     }
-    (states, sources.join("; "), history)
+    SchedulerStates {
+        tasks: states,
+        from: sources.join("; "),
+        history,
+    }
 }

@@ -104,7 +104,7 @@ pub struct ShardRow {
     pub hosts: Vec<String>,
     /// Its task's states as `slurm wait` saw them change, when Slurm ran
     /// it more than once (requeued).
-    pub requeued: Vec<String>,
+    pub requeued: Vec<TaskState>,
 }
 
 /// The Slurm job that ran the shards.

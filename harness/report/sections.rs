@@ -972,17 +972,18 @@ fn shards(cl: &Cluster, inputs: &Inputs, page_dir: &Path) -> String {
                     .last_run
                     .map_or("did not finish (killed, or still running)", |e| e.name())),
                 s.scheduler.as_ref().map_or("-".into(), |t| {
-                    let state = if t.reason.is_empty() || t.reason == "None" {
-                        esc(&t.state)
-                    } else {
-                        esc(&format!("{} ({})", t.state, t.reason))
-                    };
+                    let state = esc(&t.with_reason());
                     if s.requeued.is_empty() {
                         state
                     } else {
+                        let steps: Vec<String> = s
+                            .requeued
+                            .iter()
+                            .map(crate::regress::slurm::TaskState::describe)
+                            .collect();
                         format!(
                             "{state}<br><span class=\"requeued\">requeued: {}</span>",
-                            esc(&s.requeued.join(" \u{2192} "))
+                            esc(&steps.join(" \u{2192} "))
                         )
                     }
                 }),

@@ -69,6 +69,7 @@ pub fn wait_and_report(dir: &Path, deadline: &Deadline) -> Result<u8, String> {
         say!("    task {i}: ended between two looks; judged by its records");
     }
     for (i, steps) in waited.requeued() {
+        let steps: Vec<String> = steps.iter().map(slurm::TaskState::describe).collect();
         say!("    task {i}: requeued: {}", steps.join(" -> "));
     }
     let dirs: Vec<PathBuf> = (0..job.shards).map(|i| slurm::shard_dir(dir, i)).collect();

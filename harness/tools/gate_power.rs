@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::config::HwConfig;
 use crate::rtl::model_override::{self, ModelOverride};
 use crate::tools::mutate::build::{Builder, MUTANT_CONFIG, SCHEMA_CONFIG};
+use crate::tools::mutate::lint::{self, LintBatches};
 use crate::tools::mutate::{self, Mutant};
 
 /// What to run.
@@ -340,6 +341,19 @@ pub fn run(
         ));
         schemata.push((config, builder, built));
     }
+    // Verilator's verdict on each guarded mutant alone, per configuration,
+    // found in batches as `mutate` finds it (tools::mutate::lint).
+    let lints: Vec<LintBatches> = schemata
+        .iter()
+        .map(|(_, builder, built)| {
+            let guarded: Vec<Mutant> = chosen
+                .iter()
+                .filter(|(k, _)| !built.schema.unguarded.contains_key(k))
+                .map(|(_, m)| m.clone())
+                .collect();
+            LintBatches::new(builder, &guarded, lint::DEFAULT_BATCH)
+        })
+        .collect();
     let schema_overrides = |selector: u32| -> Vec<ModelOverride> {
         schemata
             .iter()
@@ -393,7 +407,7 @@ pub fn run(
     let mut records = Vec::new();
     for (n, (k, mutant)) in chosen.iter().enumerate() {
         let id = mutant.id();
-        let verdict = judge(request, &gate, &schemata, *k, mutant, &logs)?;
+        let verdict = judge(request, &gate, &schemata, &lints, *k, mutant, &logs)?;
         say(&format!(
             "[{}/{}] {id}: {}",
             n + 1,
@@ -424,18 +438,19 @@ fn judge(
     request: &GateRequest,
     gate: &[GateBinary],
     schemata: &[(&HwConfig, Builder, crate::tools::mutate::build::SchemaBuild)],
+    lints: &[LintBatches],
     selector: u32,
     mutant: &Mutant,
     logs: &Path,
 ) -> Result<GateVerdict, String> {
     let mut overrides = Vec::new();
-    for (config, builder, built) in schemata {
+    for ((config, builder, built), lints) in schemata.iter().zip(lints) {
         // What Verilator says of the mutant alone decides "not compiling",
         // as in `mutate`.
         let alone = if built.schema.unguarded.contains_key(&selector) {
             builder.build(mutant).map(Some)
         } else {
-            builder.lint_alone(mutant).map(|()| None)
+            lints.verdict(mutant).0.map(|()| None)
         };
         match alone {
             Err((stage, message)) => {
