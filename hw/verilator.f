@@ -12,6 +12,8 @@
 //
 // Every warning on: a lint warning fails the model build and the lint.
 -Wall
+// Assertions (hw/rtl/pccx_assert_pkg.sv) are compiled into every model.
+--assert
 --top-module pccx_top
 // The sources, in compile order: the list in rtl/manifest.txt (`#` comments
 // there are Verilator's too).

@@ -226,7 +226,7 @@ fn mutants_linted_in_batches_get_the_verdict_and_message_each_gets_alone() {
 /// replays to the same failure. The mutants run from the schema through
 /// `PCCX_MODEL_OVERRIDE`, as `gate-power` runs them.
 #[test]
-fn a_hang_or_a_bus_violation_of_the_rtl_is_a_mismatch_with_its_repro() {
+fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_its_repro() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-rtl-failures");
     let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
@@ -237,6 +237,7 @@ fn a_hang_or_a_bus_violation_of_the_rtl_is_a_mismatch_with_its_repro() {
     for (id, kind) in [
         ("pccx_gemm_engine.sv:222:8:broken-conditional", "hang"),
         ("pccx_axil_slave.sv:48:41:operator-swap", "bus-protocol"),
+        ("pccx_scheduler.sv:122:36:broken-conditional", "assertion"),
     ] {
         let k = sites
             .iter()
@@ -295,4 +296,130 @@ fn a_hang_or_a_bus_violation_of_the_rtl_is_a_mismatch_with_its_repro() {
             "{id}: {replayed}"
         );
     }
+}
+
+/// Every assertion of hw/rtl fires: each one's planted bug (`fired_by` in
+/// harness/scoreboard/assertions.rs) is killed, first by that assertion.
+/// The mutants run through `pccx-cosim mutate` from the schema, whose
+/// report must also say what the scoreboard alone saw; the hand-made edits
+/// are built alone and run as `mutate` runs a mutant (a child process).
+#[test]
+fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
+    use pccx_cosim::scoreboard::assertions::{FiredBy, ASSERTIONS};
+    use pccx_cosim::tools::mutate::{Mutant, MutantClass};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-assertions");
+    let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    // The assertions that failed first (at the first failing edge).
+    let first_assertions = |v: &Verdict| match v {
+        Verdict::Killed {
+            assertion: Some(k), ..
+        } => std::iter::once(k.name.clone())
+            .chain(k.also.clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    // The mutants, in one `mutate` run.
+    let ids: String = ASSERTIONS
+        .iter()
+        .filter_map(|a| match a.fired_by {
+            FiredBy::Mutant(id) => Some(format!("{id}\n")),
+            FiredBy::Edit { .. } => None,
+        })
+        .collect();
+    let list = work.join("ids.txt");
+    std::fs::write(&list, ids).unwrap();
+    let json = work.join("run.json");
+    let o = std::process::Command::new(exe)
+        .args([
+            "mutate",
+            "--ids",
+            list.to_str().unwrap(),
+            "--builds",
+            "schema",
+        ])
+        .args([
+            "--config",
+            "tiny",
+            "--work",
+            work.join("w").to_str().unwrap(),
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .output()
+        .expect("run pccx-cosim mutate");
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(text.contains("made first by an assertion"), "{text}");
+    let report: pccx_cosim::tools::mutants::MutateReport =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let mut failures = Vec::new();
+    for a in ASSERTIONS {
+        let FiredBy::Mutant(id) = a.fired_by else {
+            continue;
+        };
+        let r = report.mutants.iter().find(|r| r.id == id);
+        let got = r.map(|r| first_assertions(&r.result)).unwrap_or_default();
+        if !got.iter().any(|n| n == a.name) {
+            failures.push(format!("{} by {id}: {:?}", a.name, r.map(|r| &r.result)));
+        }
+    }
+    // The edits, built alone, two at a time.
+    let builder =
+        build::Builder::new(root, &work.join("e"), config::by_name("tiny").unwrap()).unwrap();
+    let options = MutateOptions {
+        seeds: 40,
+        steered: 0,
+        ..options(root, &work.join("e"))
+    };
+    let edits: Vec<(&str, Mutant)> = ASSERTIONS
+        .iter()
+        .filter_map(|a| match a.fired_by {
+            FiredBy::Edit {
+                file,
+                line,
+                column,
+                original,
+                replacement,
+            } => Some((
+                a.name,
+                Mutant {
+                    file: file.into(),
+                    line,
+                    column,
+                    class: MutantClass::SignalMixUp,
+                    original: original.into(),
+                    replacement: replacement.into(),
+                },
+            )),
+            FiredBy::Mutant(_) => None,
+        })
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((name, m)) = edits.get(k) else { break };
+                let r = mutate::run_mutant(&options, &builder, m, exe, None);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((*name, m.describe(), r.map(|r| r.verdict)));
+            });
+        }
+    });
+    for (name, change, verdict) in results.into_inner().unwrap() {
+        let got = verdict.as_ref().map(first_assertions).unwrap_or_default();
+        if !got.iter().any(|n| n == name) {
+            failures.push(format!("{name} by {change}: {verdict:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

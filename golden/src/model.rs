@@ -195,8 +195,25 @@ pub enum ModelError {
     /// The run was abandoned from outside while doing `what` (a campaign's
     /// wall-clock limit per seed passed; `SimControls::set_abandon_flag`).
     Abandoned { what: String },
+    /// An assertion inside the model failed (the RTL's, hw/rtl/
+    /// pccx_assert_pkg.sv): its label `name`, its hierarchical `scope`, at
+    /// `cycle`. A bug in the model, reported as such.
+    Assertion(Box<AssertionFailure>),
     /// Anything else, with a message saying what.
     Other(String),
+}
+
+/// A failed assertion of a model (the RTL's, hw/rtl/pccx_assert_pkg.sv).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssertionFailure {
+    /// Its label.
+    pub name: String,
+    /// Its hierarchical scope.
+    pub scope: String,
+    /// The other assertions that failed at the same clock edge.
+    pub also: Vec<String>,
+    /// The cycle of that edge.
+    pub cycle: u64,
 }
 
 impl fmt::Display for ModelError {
@@ -210,6 +227,17 @@ impl fmt::Display for ModelError {
             }
             ModelError::Backdoor(m) => write!(f, "backdoor access: {m}"),
             ModelError::Protocol(m) => write!(f, "bus protocol violation: {m}"),
+            ModelError::Assertion(a) => {
+                write!(
+                    f,
+                    "assertion {} failed at cycle {} ({})",
+                    a.name, a.cycle, a.scope
+                )?;
+                if !a.also.is_empty() {
+                    write!(f, "; at the same edge also {}", a.also.join(", "))?;
+                }
+                Ok(())
+            }
             ModelError::Abandoned { what } => {
                 write!(f, "abandoned at the wall-clock limit while {what}")
             }

@@ -61,6 +61,12 @@ enum Command {
     /// run a bounded campaign on each, and report the kill rate
     /// (docs/mutation.md). Exit 1 with --require-all-killed if one survives.
     Mutate(mutate::MutateArgs),
+    /// Combine mutation reports (`mutate --json`) of the same mutants on
+    /// several configurations: per-configuration and combined kill rates,
+    /// a mutant killed on any configuration counting as killed, equivalent
+    /// only if equivalent on all (docs/mutation.md, "Per configuration").
+    /// Exit 1 if a mutant survives every configuration.
+    MutateCombine(mutate::MutateCombineArgs),
     /// (Internal: one mutant's campaign, in a child process of `mutate`.)
     #[command(hide = true)]
     MutateRun(mutate::MutateRunArgs),
@@ -128,6 +134,7 @@ pub fn main() -> ExitCode {
         }
         Some(Command::MutateRun(args)) => mutate::mutate_run(args),
         Some(Command::Mutate(args)) => mutate::mutate(args),
+        Some(Command::MutateCombine(args)) => mutate::mutate_combine(&args),
         Some(Command::GatePower(args)) => gate_power::gate_power(&args),
         Some(Command::Merge(args)) => merge::merge(&args),
         Some(Command::Slurm(args)) => slurm::slurm(args),

@@ -106,6 +106,47 @@ pub(super) struct MutateArgs {
     shard: Option<crate::regress::campaign::Shard>,
 }
 
+// The flags of `mutate-combine`.
+#[derive(Args)]
+pub(super) struct MutateCombineArgs {
+    /// Write the combined report to FILE as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// The reports, one per configuration (`mutate --json FILE`).
+    #[arg(required = true, num_args = 2.., value_name = "REPORT")]
+    reports: Vec<PathBuf>,
+}
+
+pub(super) fn mutate_combine(a: &MutateCombineArgs) -> Result<ExitCode, Failure> {
+    use crate::tools::mutants::MutateReport;
+    use crate::tools::mutants_combined::combine;
+    let mut reports = Vec::new();
+    for path in &a.reports {
+        let text = std::fs::read(path)
+            .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
+        let de = &mut serde_json::Deserializer::from_slice(&text);
+        let report: MutateReport = serde_path_to_error::deserialize(de).map_err(|e| {
+            Failure::Message(format!(
+                "{}: not a mutation report (`mutate --json`): at {}: {}",
+                path.display(),
+                e.path(),
+                e.inner()
+            ))
+        })?;
+        reports.push(report);
+    }
+    let combined = combine(&reports).map_err(Failure::Message)?;
+    say!("{}", combined.text());
+    if let Some(file) = &a.json {
+        let text = serde_json::to_string_pretty(&combined).expect("a report serializes");
+        std::fs::write(file, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", file.display())))?;
+    }
+    Ok(ExitCode::from(u8::from(
+        combined.mutants.iter().any(|m| m.survives()),
+    )))
+}
+
 // The flags of the internal `mutate-run`.
 // Read only by the RTL build's `mutate-run`.
 #[cfg_attr(not(feature = "rtl"), allow(dead_code))]

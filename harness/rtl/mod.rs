@@ -20,8 +20,8 @@ use std::ffi::c_void;
 
 use pccx_golden::isa::layout::entry_id;
 use pccx_golden::model::{
-    AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, SimControls,
-    Word, HOST_WORDS,
+    AssertionFailure, AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, ShapeEntry,
+    ShapeTable, SimControls, Word, HOST_WORDS,
 };
 
 use crate::config::HwConfig;
@@ -79,6 +79,9 @@ pub struct RtlModel {
     w_taken: u32,
     /// The first protocol violation seen, reported by the next wait.
     protocol_error: Option<String>,
+    /// The first failed assertion of the RTL (its name, scope and cycle),
+    /// reported by the next wait.
+    assertion: Option<AssertionFailure>,
     /// Beats past this many, taken by one instruction, are not progress
     /// (weight_port::MAX_BEATS_PER_INSTRUCTION).
     beat_progress_cap: u64,
@@ -210,6 +213,7 @@ impl RtlModel {
             aw_taken: 0,
             w_taken: 0,
             protocol_error: None,
+            assertion: None,
             beat_progress_cap: weight_port::MAX_BEATS_PER_INSTRUCTION,
             wait_deadline: None,
             abandon: None,
@@ -289,7 +293,49 @@ impl RtlModel {
         // SAFETY: `sim` is live; inputs and outputs are plain C structs we own.
         unsafe { tick(self.sim, &self.inputs, &mut self.outputs) };
         self.observe();
+        if self.outputs.assert_failures != 0 && self.assertion.is_none() {
+            self.assertion = Some(self.first_assertion());
+        }
         self.cycle += 1;
+    }
+
+    /// The first failed assertion the shim holds: label, scope, this cycle.
+    fn first_assertion(&self) -> AssertionFailure {
+        type Text = unsafe extern "C" fn(*mut std::ffi::c_void) -> *const std::ffi::c_char;
+        let text = |f: Option<Text>| {
+            let f = f.expect("shim assert_name/assert_scope/assert_also");
+            // SAFETY: `sim` is live; the shim returns a NUL-terminated
+            // string valid until the next tick.
+            unsafe { std::ffi::CStr::from_ptr(f(self.sim)) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        AssertionFailure {
+            name: text(self.ops.assert_name),
+            scope: text(self.ops.assert_scope),
+            also: text(self.ops.assert_also)
+                .split(',')
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect(),
+            cycle: self.cycle,
+        }
+    }
+
+    /// Whether failed assertions of the RTL count (the default) or are
+    /// ignored (mutate's rerun of an assertion's kill without them, to see
+    /// when the scoreboard alone would have seen the bug).
+    pub fn set_assertions(&mut self, on: bool) {
+        let enable = self.ops.assert_enable.expect("shim assert_enable");
+        // SAFETY: `sim` is live.
+        unsafe { enable(self.sim, i32::from(on)) };
+    }
+
+    /// The first failed assertion as the error the next wait reports.
+    fn assertion_error(&self) -> Option<ModelError> {
+        self.assertion
+            .as_ref()
+            .map(|a| ModelError::Assertion(Box::new(a.clone())))
     }
 
     fn observe(&mut self) {
@@ -481,6 +527,9 @@ impl RtlModel {
     }
 
     fn check_watchdog(&self, what: &str) -> Result<(), ModelError> {
+        if let Some(e) = self.assertion_error() {
+            return Err(e);
+        }
         if let Some(m) = &self.protocol_error {
             return Err(ModelError::Protocol(format!("{m} (while {what})")));
         }
@@ -701,6 +750,7 @@ impl NpuModel for RtlModel {
         self.aw_taken = 0;
         self.w_taken = 0;
         self.protocol_error = None;
+        self.assertion = None;
         self.wait_deadline = None;
         Ok(())
     }
@@ -898,7 +948,9 @@ impl NpuModel for RtlModel {
         }
         self.inputs.wstrb = 0xF;
         self.inputs.bready = 0;
-        Ok(resp)
+        // An assertion that failed in the last cycles of the write (after
+        // the last wait) is reported now, not at the next call.
+        self.assertion_error().map_or(Ok(resp), Err)
     }
 
     fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
@@ -927,12 +979,15 @@ impl NpuModel for RtlModel {
             self.tick();
         }
         self.inputs.rready = 0;
-        Ok(result)
+        self.assertion_error().map_or(Ok(result), Err)
     }
 
     fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
         for _ in 0..cycles {
             self.tick();
+        }
+        if let Some(e) = self.assertion_error() {
+            return Err(e);
         }
         match &self.protocol_error {
             Some(m) => Err(ModelError::Protocol(format!("{m} (while idling)"))),

@@ -68,13 +68,16 @@ pub enum CheckKind {
     /// The DUT broke the AXI-Lite protocol (a response nobody asked for, a
     /// VALID dropped before READY).
     BusProtocol,
+    /// An assertion inside the DUT failed (hw/rtl/pccx_assert_pkg.sv); the
+    /// signature's field is its name.
+    Assertion,
     /// The seed ran past its wall-clock limit (`--seed-timeout`): not a
     /// comparison, but what a timeout's repro file says happened.
     Timeout,
 }
 
 impl CheckKind {
-    pub const ALL: [CheckKind; 26] = [
+    pub const ALL: [CheckKind; 27] = [
         CheckKind::Latch,
         CheckKind::RegResponse,
         CheckKind::RetireOpcode,
@@ -100,6 +103,7 @@ impl CheckKind {
         CheckKind::RetireOrder,
         CheckKind::Hang,
         CheckKind::BusProtocol,
+        CheckKind::Assertion,
         CheckKind::Timeout,
     ];
 
@@ -131,6 +135,7 @@ impl CheckKind {
             CheckKind::RetireOrder => "retire-order",
             CheckKind::Hang => "hang",
             CheckKind::BusProtocol => "bus-protocol",
+            CheckKind::Assertion => "assertion",
             CheckKind::Timeout => "timeout",
         }
     }
@@ -416,6 +421,14 @@ pub enum Difference {
     BusProtocol {
         what: String,
     },
+    /// An assertion of the DUT failed: the one named `name`
+    /// (scoreboard/assertions.rs), in `scope`.
+    Assertion {
+        name: &'static str,
+        scope: String,
+        /// The other assertions that failed at the same edge.
+        also: Vec<String>,
+    },
 }
 
 /// Which part of what a check compares differed: the third part of a
@@ -455,6 +468,8 @@ pub enum Field {
     Stuck,
     /// The bus protocol.
     Protocol,
+    /// This assertion of the DUT.
+    Assertion(&'static str),
 }
 
 impl fmt::Display for Field {
@@ -478,6 +493,7 @@ impl fmt::Display for Field {
             Field::WallClock => "wall-clock",
             Field::Stuck => "stuck",
             Field::Protocol => "protocol",
+            Field::Assertion(name) => name,
             Field::Stream(s) => STREAM_NAMES
                 .get(usize::from(s))
                 .copied()
@@ -578,6 +594,7 @@ impl Difference {
             D::WallClock { .. } => Field::WallClock,
             D::Hang { .. } => Field::Stuck,
             D::BusProtocol { .. } => Field::Protocol,
+            D::Assertion { name, .. } => Field::Assertion(name),
         }
     }
 
@@ -760,6 +777,18 @@ impl Difference {
             D::Hang { at } => format!("{} hangs: {at}", names[1]),
             D::BusProtocol { what } => {
                 format!("{} broke the bus protocol: {what}", names[1])
+            }
+            D::Assertion { name, scope, also } => {
+                let states = super::assertions::by_name(name).map_or("", |a| a.states);
+                let also = if also.is_empty() {
+                    String::new()
+                } else {
+                    format!("; at the same edge also {}", also.join(", "))
+                };
+                format!(
+                    "{} failed assertion {name} ({scope}): {states}{also}",
+                    names[1]
+                )
             }
         }
     }

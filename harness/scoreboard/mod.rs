@@ -9,6 +9,7 @@
 //! After the program both are drained, whatever is left is compared, and
 //! then the whole architectural state.
 
+pub mod assertions;
 mod mismatch;
 mod resident;
 mod timing;
@@ -296,7 +297,9 @@ struct Run<'a> {
     /// Sequence numbers with events but not compared yet (in flight).
     pending: BTreeSet<u32>,
     /// Every difference found, with its rank: (sequence number, check).
-    found: Vec<((u32, CheckKind), Mismatch)>,
+    /// Each difference with its rank: (not first in time, sequence number,
+    /// check); the lowest is reported.
+    found: Vec<((bool, u32, CheckKind), Mismatch)>,
     last_cycle: [Option<u64>; 2],
     timing: TimingMode,
 }
@@ -349,26 +352,35 @@ impl<'a> Run<'a> {
     fn note_after_mismatch(&mut self, e: &ModelError) {
         for (_, m) in &mut self.found {
             // A hang or protocol violation is that error already.
-            if !matches!(m.kind, CheckKind::Hang | CheckKind::BusProtocol) {
+            if !matches!(
+                m.kind,
+                CheckKind::Hang | CheckKind::BusProtocol | CheckKind::Assertion
+            ) {
                 m.afterwards = Some(e.to_string());
             }
         }
     }
 
-    /// Calls `f` on the DUT. A hang (past the watchdog, or past the
-    /// deadline the reference's retires give) or a bus protocol violation
-    /// there is the DUT's failure, not the harness's: it is reported as a
-    /// mismatch, at the oldest instruction the DUT has not retired and the
-    /// cycle it was seen, and the error ends the run (run_case_resident
-    /// then returns the outcome with it). Other errors are the harness's.
+    /// Calls `f` on the DUT; an error there goes through [`Self::dut_failed`].
     fn on_dut<T>(
         &mut self,
         f: impl FnOnce(&mut dyn NpuModel) -> Result<T, ModelError>,
     ) -> Result<T, ModelError> {
-        let e = match f(&mut *self.b) {
-            Ok(v) => return Ok(v),
-            Err(e) => e,
-        };
+        f(&mut *self.b).map_err(|e| self.dut_failed(e))
+    }
+
+    /// An error of the DUT. A hang (past the watchdog, or past the deadline
+    /// the reference's retires give), a bus protocol violation or a failed
+    /// assertion is the DUT's failure, not the harness's: it is reported as
+    /// a mismatch, at the oldest instruction the DUT has not retired and the
+    /// cycle it was seen, and the error ends the run (run_case_resident
+    /// then returns the outcome with it). Other errors are the harness's.
+    ///
+    /// A failed assertion is reported first when the scoreboard had found
+    /// nothing before the DUT call it failed in returned: the model stops
+    /// at the assertion's edge, so what the scoreboard finds now comes from
+    /// the same cycles, and the assertion names the fault where it happens.
+    fn dut_failed(&mut self, e: ModelError) -> ModelError {
         let (kind, difference) = match &e {
             ModelError::Watchdog { what, .. } => {
                 (CheckKind::Hang, Difference::Hang { at: what.clone() })
@@ -377,8 +389,27 @@ impl<'a> Run<'a> {
                 CheckKind::BusProtocol,
                 Difference::BusProtocol { what: what.clone() },
             ),
-            _ => return Err(named(e, self.b.name())),
+            ModelError::Assertion(a) => match assertions::by_name(&a.name) {
+                Some(known) => (
+                    CheckKind::Assertion,
+                    Difference::Assertion {
+                        name: known.name,
+                        scope: a.scope.clone(),
+                        also: a.also.clone(),
+                    },
+                ),
+                None => {
+                    return ModelError::Other(format!(
+                        "{}: assertion {} failed, which harness/scoreboard/assertions.rs \
+                         does not list: add it there (its name is a signature field)",
+                        self.b.name(),
+                        a.name
+                    ))
+                }
+            },
+            _ => return named(e, self.b.name()),
         };
+        let found_before = self.has_mismatch();
         let dut_text = e.to_string();
         self.collect();
         let seq = (0..self.issued.len() as u32)
@@ -388,8 +419,18 @@ impl<'a> Run<'a> {
             .map_or_else(|| "-".to_string(), |p| retire_text(&p.r));
         let mut m = self.mismatch(seq, Finding::new(kind, difference, reference, dut_text));
         m.cycle = self.b.clock().and_then(|c| c.cycle_now()).or(m.cycle);
-        self.report(seq.unwrap_or(u32::MAX), m);
-        Err(named(e, self.b.name()))
+        match &e {
+            ModelError::Assertion(a) => {
+                m.cycle = Some(a.cycle); // the edge it failed at
+                if found_before {
+                    self.report(seq.unwrap_or(u32::MAX), m);
+                } else {
+                    self.report_first(m);
+                }
+            }
+            _ => self.report(seq.unwrap_or(u32::MAX), m),
+        }
+        named(e, self.b.name())
     }
 
     /// The word addresses of every L2 and host write the reference made.
@@ -818,7 +859,13 @@ impl<'a> Run<'a> {
             final_instr_regs,
         ];
         for check in checks {
-            let found = check(&mut *self.a, &mut *self.b)?;
+            // A failed assertion of the DUT during these reads is the DUT's
+            // (the reference has none); any other error cannot tell the side.
+            let found = match check(&mut *self.a, &mut *self.b) {
+                Ok(found) => found,
+                Err(e @ ModelError::Assertion(_)) => return Err(self.dut_failed(e)),
+                Err(e) => return Err(e),
+            };
             if let Some(f) = found {
                 let m = self.mismatch(None, f);
                 self.report(u32::MAX, m);
@@ -851,7 +898,13 @@ impl<'a> Run<'a> {
     }
 
     fn report(&mut self, rank_seq: u32, m: Mismatch) {
-        self.found.push(((rank_seq, m.kind), m));
+        self.found.push(((true, rank_seq, m.kind), m));
+    }
+
+    /// Reports `m` ahead of every other difference (a failed assertion that
+    /// came first in time).
+    fn report_first(&mut self, m: Mismatch) {
+        self.found.push(((false, 0, m.kind), m));
     }
 }
 
@@ -1140,6 +1193,7 @@ fn named(e: ModelError, name: &str) -> ModelError {
         },
         ModelError::Backdoor(m) => ModelError::Backdoor(format!("{name}: {m}")),
         ModelError::Protocol(m) => ModelError::Protocol(format!("{name}: {m}")),
+        e @ ModelError::Assertion(_) => e,
         ModelError::Other(m) => ModelError::Other(format!("{name}: {m}")),
         ModelError::Abandoned { what } => ModelError::Abandoned {
             what: format!("{what} ({name})"),

@@ -134,7 +134,7 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
     let sites = mutate::all_sites(root)?;
     let chosen = choose(request, &sites)?;
     let equivalent = if request.equivalent.exists() {
-        mutate::read_id_list(&request.equivalent)?
+        mutate::read_equivalents(&request.equivalent, request.config.name)?
     } else {
         Default::default()
     };
@@ -297,9 +297,23 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
                 r.equivalent = equivalent.get(&m.id()).cloned();
                 let extra = match &r.verdict {
                     Verdict::Killed {
-                        seed, seconds, by, ..
+                        seed,
+                        seconds,
+                        by,
+                        assertion,
+                        ..
                     } => {
-                        format!("by {by} at seed {seed} after {seconds:.2} s")
+                        let name = assertion.as_ref().map_or(String::new(), |a| {
+                            format!(
+                                " {} ({})",
+                                a.name,
+                                a.lead()
+                                    .map_or("the scoreboard alone misses it there".into(), |c| {
+                                        format!("{c} cycles before the scoreboard")
+                                    })
+                            )
+                        });
+                        format!("by {by}{name} at seed {seed} after {seconds:.2} s")
                     }
                     Verdict::NotCompiling { stage, .. } => format!("({stage})"),
                     _ if r.equivalent.is_some() => "(listed as equivalent)".into(),

@@ -7,6 +7,7 @@ pub mod cvo_accuracy;
 #[cfg(feature = "rtl")]
 pub mod gate_power;
 pub mod mutants;
+pub mod mutants_combined;
 #[cfg(feature = "rtl")]
 pub mod mutate;
 pub mod plot;

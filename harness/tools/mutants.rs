@@ -6,6 +6,7 @@ use crate::regress::campaign::Shard;
 use crate::regress::identity::{self, MutationIdentity, Rerun, RunEnded};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// What became of one mutant; as JSON (the child's line, a record's
 /// `result`), tagged by `verdict`.
@@ -28,6 +29,10 @@ pub enum Verdict {
         /// The first mismatch, when a check caught it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mismatch: Option<Box<crate::scoreboard::MismatchRecord>>,
+        /// When an assertion of the RTL made the kill: which, and what the
+        /// scoreboard alone saw of the same program.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assertion: Option<AssertionKill>,
     },
     #[serde(rename = "survived")]
     Survived { seeds: u64, instructions: u64 },
@@ -35,6 +40,37 @@ pub enum Verdict {
     TimedOut { seeds: u64, seconds: f64 },
     #[serde(rename = "not compiling")]
     NotCompiling { stage: String, message: String },
+}
+
+/// A kill an assertion of the RTL made first (docs/assertions.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AssertionKill {
+    /// The assertion's name (scoreboard/assertions.rs).
+    pub name: String,
+    /// The cycle it failed at.
+    pub cycle: u64,
+    /// The other assertions that failed at the same edge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
+    /// The killing program run again with the assertions off: the check
+    /// that caught the mutant then and its cycle, or `None` when the
+    /// program passed (only the assertion sees the bug there).
+    pub scoreboard: Option<ScoreboardKill>,
+}
+
+/// What the scoreboard alone caught.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreboardKill {
+    pub by: String,
+    pub cycle: Option<u64>,
+}
+
+impl AssertionKill {
+    /// How many cycles before the scoreboard the assertion caught the bug.
+    pub fn lead(&self) -> Option<i64> {
+        let later = self.scoreboard.as_ref()?.cycle?;
+        Some(later as i64 - self.cycle as i64)
+    }
 }
 
 impl Verdict {
@@ -224,7 +260,87 @@ pub struct MutateReport {
     /// command that runs it again.
     #[serde(default)]
     pub survivors: Vec<Survivor>,
+    /// The kills the RTL's assertions made first.
+    #[serde(default)]
+    pub assertion_kills: AssertionKills,
     pub mutants: Vec<MutantRecord>,
+}
+
+/// What the RTL's assertions add to a mutation run: the kills one of them
+/// made first, and how much sooner than the scoreboard alone (the killing
+/// program run again with the assertions off).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AssertionKills {
+    /// Kills in all.
+    pub killed: usize,
+    /// Kills an assertion made first.
+    pub first: usize,
+    /// Of those, the ones the scoreboard alone also caught on that program.
+    pub scoreboard_later: usize,
+    /// The assertion's lead over the scoreboard, in cycles, over those.
+    pub median_lead_cycles: Option<i64>,
+    pub min_lead_cycles: Option<i64>,
+    pub max_lead_cycles: Option<i64>,
+    /// Kills made first by each assertion, most first.
+    pub by_assertion: Vec<(String, usize)>,
+}
+
+impl AssertionKills {
+    pub fn of(records: &[MutantRecord]) -> AssertionKills {
+        let mut s = AssertionKills::default();
+        let mut leads = Vec::new();
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for r in records {
+            let Verdict::Killed { assertion, .. } = &r.result else {
+                continue;
+            };
+            s.killed += 1;
+            let Some(a) = assertion else { continue };
+            s.first += 1;
+            *by.entry(a.name.clone()).or_default() += 1;
+            if a.scoreboard.is_some() {
+                s.scoreboard_later += 1;
+            }
+            leads.extend(a.lead());
+        }
+        leads.sort_unstable();
+        s.median_lead_cycles = leads.get(leads.len() / 2).copied();
+        s.min_lead_cycles = leads.first().copied();
+        s.max_lead_cycles = leads.last().copied();
+        s.by_assertion = by.into_iter().collect();
+        s.by_assertion
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        s
+    }
+
+    /// The report's lines.
+    pub fn text(&self) -> Vec<String> {
+        if self.first == 0 {
+            return vec![format!(
+                "assertions: none of the {} kills was made first by an assertion",
+                self.killed
+            )];
+        }
+        let mut out = vec![format!(
+            "assertions: {} of {} kills made first by an assertion; the scoreboard alone \
+             (the same program, assertions off) caught {} of them, a median of {} cycles later \
+             ({} .. {}), and missed {} on that program",
+            self.first,
+            self.killed,
+            self.scoreboard_later,
+            self.median_lead_cycles
+                .map_or("-".into(), |c| c.to_string()),
+            self.min_lead_cycles.map_or("-".into(), |c| c.to_string()),
+            self.max_lead_cycles.map_or("-".into(), |c| c.to_string()),
+            self.first - self.scoreboard_later,
+        )];
+        out.extend(
+            self.by_assertion
+                .iter()
+                .map(|(name, n)| format!("  {n:>5}  {name}")),
+        );
+        out
+    }
 }
 
 /// One row of a kill table: the verdicts of a group of mutants.
@@ -242,7 +358,7 @@ pub struct KillRow {
 }
 
 impl KillRow {
-    fn of(name: &str, records: &[&MutantRecord]) -> KillRow {
+    pub fn of(name: &str, records: &[&MutantRecord]) -> KillRow {
         let s = summarize(records.iter().copied());
         KillRow {
             name: name.to_string(),
@@ -256,7 +372,7 @@ impl KillRow {
         }
     }
 
-    fn line(&self, width: usize) -> String {
+    pub fn line(&self, width: usize) -> String {
         let rate = self
             .kill_rate
             .map_or("n/a".into(), |r| format!("{:.1}%", 100.0 * r));
@@ -377,6 +493,7 @@ impl MutateReport {
             by_file,
             slowest_kills: kills,
             survivors,
+            assertion_kills: AssertionKills::of(&records),
             mutants: records,
         }
     }
@@ -421,6 +538,7 @@ impl MutateReport {
                 ));
             }
         }
+        out.extend(self.assertion_kills.text());
         if !self.survivors.is_empty() {
             out.push(format!(
                 "survivors (examine each: an equivalent mutant goes into {equivalent_file} with its reason):"

@@ -110,4 +110,9 @@ module pccx_axil_slave (
       endcase
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT_HANDSHAKE(AxilBHeld_A, s_bvalid, s_bready, s_bresp)
+  `PCCX_ASSERT_HANDSHAKE(AxilRHeld_A, s_rvalid, s_rready, {s_rdata, s_rresp})
+  `PCCX_ASSERT_HANDSHAKE(AxilLatchHeld_A, lat_valid, lat_ready, lat_word)
+  `PCCX_ASSERT(AxilWStateLegal_A, wstate == W_IDLE || wstate == W_LATCH || wstate == W_RESP)
 endmodule

@@ -43,4 +43,8 @@ module pccx_fifo #(
       count <= count + (PW+1)'(push && !full) - (PW+1)'(pop && !empty);
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT_NEVER(FifoPushFull_A, push && full)
+  `PCCX_ASSERT_NEVER(FifoPopEmpty_A, pop && empty)
+  `PCCX_ASSERT(FifoCountRange_A, count <= (PW+1)'(DEPTH))
 endmodule

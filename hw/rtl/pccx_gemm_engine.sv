@@ -323,4 +323,8 @@ module pccx_gemm_engine
       endcase
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT(GemmStateLegal_A, state <= S_RETIRE)
+  `PCCX_ASSERT_ENGINE
+  `PCCX_ASSERT_L2_PORT
 endmodule

@@ -177,4 +177,9 @@ module pccx_mem_engine
       endcase
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT(MemStateLegal_A, state <= S_RETIRE)
+  `PCCX_ASSERT_HANDSHAKE(MemAcpReqHeld_A, acp_req_valid, acp_req_ready, {acp_req_write, acp_req_addr, acp_req_wdata})
+  `PCCX_ASSERT_ENGINE
+  `PCCX_ASSERT_L2_PORT
 endmodule

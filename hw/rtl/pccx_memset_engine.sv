@@ -49,4 +49,7 @@ module pccx_memset_engine
       end
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT(MemsetPhaseLegal_A, phase <= 2'd2)
+  `PCCX_ASSERT_ENGINE
 endmodule

@@ -252,4 +252,11 @@ module pccx_scheduler
       end
     end
   end
+  // ---- assertions (pccx_assert_pkg.sv, docs/assertions.md) ----------------
+  `PCCX_ASSERT(SchedLatchFreeSlot_A, lat_fire && lat_legal |-> !slot_valid[free_slot])
+  `PCCX_ASSERT(SchedRetireInFlight_A, (retiring & ~slot_valid) == '0)
+  for (genvar e = 0; e < NUM_ENGINES; e++) begin : g_assert
+    `PCCX_ASSERT_NOW(SchedHeadInFlight_A, fifo_empty[e] || slot_valid[fifo_head[e]])
+    `PCCX_ASSERT_NOW(SchedHeadRowInFlight_A, fifo_empty[e] || (dep[fifo_head[e]] & ~slot_valid) == '0)
+  end
 endmodule

@@ -2,6 +2,7 @@
 // ABI of pccx_shim.h. build.rs compiles this file once per configuration
 // with PCCX_PREFIX (the Verilator --prefix) and PCCX_CONFIG (its name).
 #include "pccx_shim.h"
+#include "pccx_assert_log.h"
 // (pccx_rand_reset.h comes first, forced into every compile of a model.)
 
 #include <atomic>
@@ -56,6 +57,7 @@ struct Sim {
 #if VM_TRACE_FST
   std::unique_ptr<VerilatedFstC> wave;  // open only inside a waveform window
 #endif
+  pccx_assert::Log asserts;  // failed assertions since the last reset
 #if VM_COVERAGE
   std::vector<uint32_t> coverage_kept;  // the counters while randomize_state runs
 #endif
@@ -117,6 +119,7 @@ void reset(void *sim) {
   clock_edge(top);
   top->rst_n = 1;
   clock_edge(top);
+  static_cast<Sim *>(sim)->asserts.clear();
 }
 
 // A Verilator wide signal of 128 bits is four 32-bit words, least
@@ -139,6 +142,9 @@ uint32_t wide_field(const uint32_t *words, int n_words, int lsb, int width) {
 
 void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   PCCX_TOP *top = top_of(sim);
+  pccx_assert::Log *asserts = &static_cast<Sim *>(sim)->asserts;
+  pccx_assert::current = asserts;
+  asserts->ticks++;
   top->clk = 0;
   top->s_awvalid = in->awvalid;
   top->s_awaddr = in->awaddr;
@@ -222,7 +228,17 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
 #if VM_TRACE_FST
   if (wave) wave->dump(2 * in->cycle + 1);
 #endif
+  pccx_assert::current = nullptr;
+  out->assert_failures = asserts->failures;
 }
+
+const char *assert_name(void *sim) { return static_cast<Sim *>(sim)->asserts.name; }
+
+const char *assert_scope(void *sim) { return static_cast<Sim *>(sim)->asserts.scope; }
+
+const char *assert_also(void *sim) { return static_cast<Sim *>(sim)->asserts.also; }
+
+void assert_enable(void *sim, int on) { static_cast<Sim *>(sim)->asserts.enabled = on != 0; }
 
 int trace_open(void *sim, const char *path) {
 #if VM_TRACE_FST
@@ -364,7 +380,7 @@ void randomize_state(void *sim, uint64_t seed) {
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
-    coverage_write,        l2_data,       randomize_state,
+    coverage_write,        l2_data,       randomize_state, assert_name, assert_scope, assert_also, assert_enable,
 };
 
 }  // namespace

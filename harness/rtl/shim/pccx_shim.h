@@ -94,6 +94,9 @@ typedef struct pccx_outputs {
   uint16_t emax_value;
   uint32_t emax_seq;
   uint32_t status;
+  /* assertions of the RTL (hw/rtl/pccx_assert_pkg.sv) failed since the
+   * last reset; assert_name and assert_scope name the first */
+  uint32_t assert_failures;
 } pccx_outputs;
 
 typedef struct pccx_sim_ops {
@@ -134,6 +137,17 @@ typedef struct pccx_sim_ops {
    * design's static and initial code runs again at the first evaluation.
    * Deterministic for a seed, whatever thread calls it; no lock. */
   void (*randomize_state)(void *sim, uint64_t seed);
+  /* The first failed assertion since the last reset: its label and its
+   * hierarchical scope, NUL-terminated, "" if none failed; valid until the
+   * next tick. */
+  const char *(*assert_name)(void *sim);
+  const char *(*assert_scope)(void *sim);
+  /* The other assertions that failed at the same clock edge as the first,
+   * comma-separated ("" if none). */
+  const char *(*assert_also)(void *sim);
+  /* 0: failed assertions are not counted (from the next tick on); 1: they
+   * are (the default). */
+  void (*assert_enable)(void *sim, int on);
 } pccx_sim_ops;
 
 #ifdef __cplusplus

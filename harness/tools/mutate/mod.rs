@@ -28,6 +28,7 @@ use crate::env::models;
 use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
 use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};
+use crate::tools::mutants::{AssertionKill, ScoreboardKill};
 pub use sites::{Mutant, MutantClass};
 
 /// The seed of the first steered program (far from the plain seeds, whose
@@ -223,6 +224,43 @@ pub fn read_id_list(path: &Path) -> Result<BTreeMap<String, String>, String> {
     Ok(out)
 }
 
+/// The entries of the equivalent list at `path` that hold on the
+/// configuration `config`: each line is `id [@config,config...] # reason`;
+/// an entry scoped with `@` is equivalent only on the configurations it
+/// names (a width that a parameter makes equal, say) and runs as any other
+/// mutant elsewhere, an entry without one on every configuration.
+pub fn read_equivalents(path: &Path, config: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for (entry, reason) in read_id_list(path)? {
+        let mut words = entry.split_whitespace();
+        let id = words.next().unwrap_or_default().to_string();
+        let scope: Vec<&str> = words.collect();
+        let holds = match scope.as_slice() {
+            [] => true,
+            [s] if s.starts_with('@') && s.len() > 1 => {
+                let names: Vec<&str> = s[1..].split(',').collect();
+                if let Some(bad) = names.iter().find(|n| crate::config::by_name(n).is_none()) {
+                    return Err(format!(
+                        "{}: `{entry}`: `{bad}` is not a configuration (hw/configs)",
+                        path.display()
+                    ));
+                }
+                names.contains(&config)
+            }
+            _ => {
+                return Err(format!(
+                    "{}: `{entry}`: after the id only `@config[,config...]` may stand",
+                    path.display()
+                ))
+            }
+        };
+        if holds {
+            out.insert(id, reason);
+        }
+    }
+    Ok(out)
+}
+
 /// Finds the mutant with id `id` among `sites`.
 pub fn by_id<'a>(sites: &'a [Mutant], id: &str) -> Option<&'a Mutant> {
     sites.iter().find(|m| m.id() == id)
@@ -252,6 +290,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                 seconds: 0.0,
                 by: format!("model error at reset: {e}"),
                 mismatch: None,
+                assertion: None,
             }
         }
     };
@@ -288,6 +327,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                     seconds: begin.elapsed().as_secs_f64(),
                     by: format!("model error in the golden model: {e}"),
                     mismatch: None,
+                    assertion: None,
                 }
             }
         }
@@ -304,7 +344,12 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     for (n, case) in cvo_sweep::cases(&ideal).into_iter().enumerate() {
         match judge(&case, &mut *reference, &mut dut) {
             Judged::Passed { instructions: n } => instructions += n,
-            Judged::Killed { by, mismatch, .. } => {
+            Judged::Killed {
+                by,
+                mismatch,
+                assertion,
+                ..
+            } => {
                 return Verdict::Killed {
                     seed: 0,
                     programs: seeds_and_steered + n as u64 + 1,
@@ -312,6 +357,8 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
                     seconds: begin.elapsed().as_secs_f64(),
                     by: format!("cvo-sweep {by}"),
                     mismatch,
+                    assertion: assertion
+                        .map(|a| without_assertions(&case, &mut *reference, &mut dut, a)),
                 }
             }
         }
@@ -358,15 +405,21 @@ impl Cases<'_> {
                     instructions,
                     by,
                     mismatch,
+                    assertion,
+                    ..
                 } => {
+                    let seconds = self.begin.elapsed().as_secs_f64();
                     return Some(Verdict::Killed {
                         seed: case.seed,
                         programs: done + n as u64 + 1,
                         instructions: *self.instructions + instructions,
-                        seconds: self.begin.elapsed().as_secs_f64(),
+                        seconds,
                         by: format!("{label}{by}"),
                         mismatch,
-                    })
+                        assertion: assertion.map(|a| {
+                            without_assertions(case, &mut *self.reference, &mut *self.dut, a)
+                        }),
+                    });
                 }
             }
         }
@@ -385,7 +438,36 @@ enum Judged {
         instructions: u64,
         by: String,
         mismatch: Option<Box<crate::scoreboard::MismatchRecord>>,
+        /// The cycle the DUT was caught at: the mismatch's, else the
+        /// program's last.
+        cycle: Option<u64>,
+        /// The assertion that caught it, its cycle and the others failing
+        /// at the same edge, when one did.
+        assertion: Option<(&'static str, u64, Vec<String>)>,
     },
+}
+
+/// The kill of `case` by `assertion` (its name and cycle), with what the
+/// scoreboard alone sees of the same program: the case run again on `dut`
+/// with the RTL's assertions off.
+fn without_assertions(
+    case: &TestCase,
+    reference: &mut dyn pccx_golden::model::NpuModel,
+    dut: &mut RtlModel,
+    (name, cycle, also): (&'static str, u64, Vec<String>),
+) -> AssertionKill {
+    dut.set_assertions(false);
+    let again = judge(case, reference, dut);
+    dut.set_assertions(true);
+    AssertionKill {
+        name: name.to_string(),
+        cycle,
+        also,
+        scoreboard: match again {
+            Judged::Passed { .. } => None,
+            Judged::Killed { by, cycle, .. } => Some(ScoreboardKill { by, cycle }),
+        },
+    }
 }
 
 /// Runs `case` on the mutant `dut` against `reference`, every check on.
@@ -401,12 +483,21 @@ fn judge(
         instructions: 0,
         by,
         mismatch: None,
+        cycle: None,
+        assertion: None,
     };
     match result {
         Ok(Ok(outcome)) => match outcome.first_mismatch {
             Some(m) => Judged::Killed {
                 instructions: u64::from(outcome.instructions),
                 by: m.kind.name().to_string(),
+                cycle: m.cycle.or(outcome.cycles),
+                assertion: match &m.difference {
+                    crate::scoreboard::Difference::Assertion { name, also, .. } => {
+                        Some((*name, m.cycle.unwrap_or(0), also.clone()))
+                    }
+                    _ => None,
+                },
                 mismatch: Some(Box::new(m.record())),
             },
             None => Judged::Passed {
@@ -553,6 +644,7 @@ fn run_child(
         seconds: begin.elapsed().as_secs_f64(),
         by: format!("simulation abort ({}: {why})", out.status),
         mismatch: None,
+        assertion: None,
     })
 }
 
@@ -597,5 +689,38 @@ mod tests {
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert_eq!(lines["a.sv"], BTreeSet::from([3, 11, 12]));
         assert!(parse_changed_lines("+++ b/hw/rtl/a.sv\n@@ -1 +x @@\n").is_err());
+    }
+
+    #[test]
+    fn an_equivalent_scoped_to_configurations_holds_only_there() {
+        let dir = std::env::temp_dir().join(format!("pccx-equivalents-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let list = dir.join("equivalent.txt");
+        std::fs::write(
+            &list,
+            "# comment\na.sv:1:1:operator-swap # everywhere\n\
+             a.sv:2:1:operator-swap @tiny # widths equal on tiny\n\
+             a.sv:3:1:operator-swap @tiny,small # and small\n",
+        )
+        .unwrap();
+        let on = |config: &str| -> Vec<String> {
+            read_equivalents(&list, config)
+                .unwrap()
+                .into_keys()
+                .collect()
+        };
+        assert_eq!(on("tiny").len(), 3);
+        assert_eq!(
+            on("small"),
+            ["a.sv:1:1:operator-swap", "a.sv:3:1:operator-swap"]
+        );
+        assert_eq!(on("kv260"), ["a.sv:1:1:operator-swap"]);
+        std::fs::write(&list, "a.sv:2:1:operator-swap @huge # no such\n").unwrap();
+        assert!(read_equivalents(&list, "tiny")
+            .unwrap_err()
+            .contains("`huge`"));
+        std::fs::write(&list, "a.sv:2:1:operator-swap tiny # no @\n").unwrap();
+        assert!(read_equivalents(&list, "tiny").is_err());
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -305,7 +305,11 @@ pub fn sites(file: &str, source: &str) -> Vec<Mutant> {
     let groups = declarations(&code_lines);
     let mut out = Vec::new();
     for (n, code) in code_lines.iter().enumerate() {
-        if code.trim().is_empty() || is_declaration(code) {
+        // A line continuing the one before (`\` at its end) belongs to a
+        // macro definition: its text is not the design's until expanded,
+        // and the lines that expand one (the assertions) start with `.
+        let continued = n > 0 && code_lines[n - 1].trim_end().ends_with('\\');
+        if code.trim().is_empty() || is_declaration(code) || continued {
             continue;
         }
         let mut push = |column: usize, class: MutantClass, original: &str, replacement: String| {
@@ -446,6 +450,13 @@ mod tests {
     use super::*;
 
     const SRC: &str = "module m;\n  logic [3:0] a, b;\n  // a == b in a comment\n  assign y = (a == b) ? a + 4'd1 : b;\n  always_ff @(posedge clk) if (a < b) q <= a;\nendmodule\n";
+
+    #[test]
+    fn macro_definitions_and_their_uses_give_no_sites() {
+        let src = "`define CHECK(A) \\\n  assert (A && !b) \\\n    else fail(a == b);\nmodule m;\n  `CHECK(x < y)\n  assign y = !a;\nendmodule\n";
+        let s = sites("m.sv", src);
+        assert!(!s.is_empty() && s.iter().all(|m| m.line == 6), "{s:#?}");
+    }
 
     #[test]
     fn comments_and_declarations_give_no_sites() {

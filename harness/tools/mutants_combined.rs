@@ -1,0 +1,318 @@
+//! Mutation reports of one set of mutants on several configurations, combined: a mutant counts as caught when any configuration's run kills it.
+//!
+//! The campaign and the gate run every shipped configuration, so a bug is
+//! caught when one of them catches it. Per mutant, the combined verdict is
+//! the strongest of its per-configuration ones (killed, then survived,
+//! timed out, not compiling), and it is equivalent only when every
+//! configuration lists it so (`@config` entries of the equivalent list hold
+//! on the configurations they name only). docs/mutation.md, "Per
+//! configuration".
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::mutants::{
+    summarize, summary_json, AssertionKills, KillRow, MutantRecord, MutateReport, Survivor, Verdict,
+};
+
+/// The combination of per-configuration mutation reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CombinedReport {
+    /// The configurations, in the order given.
+    pub configs: Vec<String>,
+    /// Each configuration's summary.
+    pub per_config: BTreeMap<String, Value>,
+    /// The combined summary, and its kill tables.
+    pub summary: Value,
+    pub by_class: Vec<KillRow>,
+    pub by_file: Vec<KillRow>,
+    pub assertion_kills: AssertionKills,
+    /// Mutants caught on no configuration and not equivalent on all, with
+    /// the command that reruns each on a configuration it survived.
+    pub survivors: Vec<Survivor>,
+    /// Mutants whose verdicts differ between configurations: id, then
+    /// configuration -> verdict (`equivalent` for a listed, unkilled one).
+    pub differing: Vec<(String, BTreeMap<String, String>)>,
+    /// The combined record of every mutant (the killing configuration's
+    /// record for a kill).
+    pub mutants: Vec<MutantRecord>,
+}
+
+/// A record's verdict as the combination ranks it: lower is stronger.
+fn rank(r: &MutantRecord) -> u8 {
+    match r.result {
+        Verdict::Killed { .. } => 0,
+        Verdict::Survived { .. } => 1,
+        Verdict::TimedOut { .. } => 2,
+        Verdict::NotCompiling { .. } => 3,
+    }
+}
+
+/// A record's verdict in words, `equivalent` for a listed, unkilled one.
+fn word(r: &MutantRecord) -> String {
+    if r.equivalent.is_some() && !matches!(r.result, Verdict::Killed { .. }) {
+        "equivalent".into()
+    } else {
+        r.result.name().into()
+    }
+}
+
+/// Combines `reports` (one per configuration, each over the same mutants).
+pub fn combine(reports: &[MutateReport]) -> Result<CombinedReport, String> {
+    let Some(first) = reports.first() else {
+        return Err("no report to combine".into());
+    };
+    let mut configs: Vec<String> = Vec::new();
+    for r in reports {
+        if configs.contains(&r.config) {
+            return Err(format!("two reports of configuration {}", r.config));
+        }
+        if r.sites != first.sites {
+            return Err(format!(
+                "the report of {} counts {} sites of hw/rtl, that of {} {}: runs of different RTL",
+                r.config, r.sites, first.config, first.sites
+            ));
+        }
+        if !r.missing.is_empty() || r.interrupted {
+            return Err(format!(
+                "the report of {} is incomplete ({} mutants without a record): finish it first (--resume)",
+                r.config,
+                r.missing.len()
+            ));
+        }
+        configs.push(r.config.clone());
+    }
+    let ids: Vec<&str> = first.mutants.iter().map(|m| m.id.as_str()).collect();
+    let mut by_config: Vec<BTreeMap<&str, &MutantRecord>> = Vec::new();
+    for r in reports {
+        let map: BTreeMap<&str, &MutantRecord> =
+            r.mutants.iter().map(|m| (m.id.as_str(), m)).collect();
+        if map.len() != ids.len() || ids.iter().any(|id| !map.contains_key(id)) {
+            return Err(format!(
+                "the reports of {} and {} hold different mutants",
+                first.config, r.config
+            ));
+        }
+        by_config.push(map);
+    }
+    let mut mutants = Vec::new();
+    let mut differing = Vec::new();
+    for id in &ids {
+        let records: Vec<&MutantRecord> = by_config.iter().map(|m| m[id]).collect();
+        let words: BTreeMap<String, String> = configs
+            .iter()
+            .zip(&records)
+            .map(|(c, r)| (c.clone(), word(r)))
+            .collect();
+        let mut combined = (*records.iter().min_by_key(|r| rank(r)).unwrap()).clone();
+        let equivalent_everywhere = records.iter().all(|r| r.equivalent.is_some());
+        if !equivalent_everywhere {
+            combined.equivalent = None;
+        }
+        if words.values().any(|w| *w != words[&configs[0]]) {
+            differing.push((id.to_string(), words));
+        }
+        mutants.push(combined);
+    }
+    let survivors = mutants
+        .iter()
+        .filter(|m| m.survives())
+        .filter_map(|m| {
+            reports
+                .iter()
+                .flat_map(|r| &r.survivors)
+                .find(|s| s.id == m.id)
+                .cloned()
+        })
+        .collect();
+    let report_rows = |group: &dyn Fn(&MutantRecord) -> String| {
+        let mut names: Vec<String> = mutants.iter().map(group).collect();
+        names.sort();
+        names.dedup();
+        names
+            .iter()
+            .map(|n| {
+                let of: Vec<&MutantRecord> = mutants.iter().filter(|m| group(m) == *n).collect();
+                KillRow::of(n, &of)
+            })
+            .collect::<Vec<_>>()
+    };
+    Ok(CombinedReport {
+        per_config: reports
+            .iter()
+            .map(|r| (r.config.clone(), r.summary.clone()))
+            .collect(),
+        summary: summary_json(&summarize(&mutants)),
+        by_class: report_rows(&|m| m.class.clone()),
+        by_file: report_rows(&|m| m.file().to_string()),
+        assertion_kills: AssertionKills::of(&mutants),
+        survivors,
+        differing,
+        configs,
+        mutants,
+    })
+}
+
+impl CombinedReport {
+    /// The per-configuration and combined kill rates, the combined kill
+    /// tables, the mutants whose verdicts differ, the survivors.
+    pub fn text(&self) -> String {
+        let mut out = vec![format!(
+            "combined over {}: a mutant killed on any configuration is killed; equivalent only if equivalent on all",
+            self.configs.join(", ")
+        )];
+        out.push(format!(
+            "  {:<10} {:>6} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
+            "",
+            "all",
+            "killed",
+            "survived",
+            "timed out",
+            "not compiling",
+            "equivalent",
+            "kill rate"
+        ));
+        let row = |name: &str, s: &Value| {
+            let n = |k: &str| s[k].as_u64().unwrap_or(0);
+            format!(
+                "  {:<10} {:>6} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
+                name,
+                n("total"),
+                n("killed"),
+                n("survived"),
+                n("timed_out"),
+                n("not_compiling"),
+                n("equivalent"),
+                s["kill_rate"]
+                    .as_f64()
+                    .map_or("n/a".into(), |r| format!("{:.2}%", 100.0 * r))
+            )
+        };
+        for c in &self.configs {
+            out.push(row(c, &self.per_config[c]));
+        }
+        out.push(row("combined", &self.summary));
+        let width = self
+            .by_file
+            .iter()
+            .map(|r| r.name.len())
+            .chain([20])
+            .max()
+            .unwrap_or(20);
+        for (title, rows) in [("per class", &self.by_class), ("per file", &self.by_file)] {
+            out.push(format!("combined kill table {title}:"));
+            out.extend(rows.iter().map(|r| r.line(width)));
+        }
+        if !self.differing.is_empty() {
+            out.push(format!(
+                "{} mutants with different verdicts on different configurations:",
+                self.differing.len()
+            ));
+            for (id, words) in &self.differing {
+                let each: Vec<String> = words.iter().map(|(c, w)| format!("{c} {w}")).collect();
+                out.push(format!("  {id}: {}", each.join(", ")));
+            }
+        }
+        out.extend(self.assertion_kills.text());
+        if !self.survivors.is_empty() {
+            out.push("survivors on every configuration that compiles them:".into());
+            for s in &self.survivors {
+                out.push(format!(
+                    "  {}  ({})\n      {}",
+                    s.change, s.verdict, s.reproduce
+                ));
+            }
+        }
+        out.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, result: Verdict, equivalent: bool) -> MutantRecord {
+        MutantRecord {
+            id: id.into(),
+            class: "operator-swap".into(),
+            change: format!("{id} changed"),
+            result,
+            equivalent: equivalent.then(|| "reason".into()),
+            build_seconds: 0.0,
+        }
+    }
+
+    fn killed() -> Verdict {
+        Verdict::Killed {
+            seed: 1,
+            programs: 1,
+            instructions: 3,
+            seconds: 0.1,
+            by: "l2-writes".into(),
+            mismatch: None,
+            assertion: None,
+        }
+    }
+
+    fn survived() -> Verdict {
+        Verdict::Survived {
+            seeds: 40,
+            instructions: 1600,
+        }
+    }
+
+    fn report(config: &str, mutants: Vec<MutantRecord>) -> MutateReport {
+        MutateReport {
+            config: config.into(),
+            seeds: 40,
+            instrs: 40,
+            sites: 3,
+            shard: None,
+            missing: vec![],
+            interrupted: false,
+            summary: summary_json(&summarize(&mutants)),
+            by_class: vec![],
+            by_file: vec![],
+            slowest_kills: vec![],
+            survivors: vec![],
+            assertion_kills: AssertionKills::default(),
+            mutants,
+        }
+    }
+
+    #[test]
+    fn killed_anywhere_is_killed_and_equivalent_only_everywhere() {
+        let tiny = report(
+            "tiny",
+            vec![
+                record("a.sv:1:1:operator-swap", survived(), true),
+                record("a.sv:2:1:operator-swap", survived(), false),
+                record("a.sv:3:1:operator-swap", survived(), true),
+            ],
+        );
+        let small = report(
+            "small",
+            vec![
+                record("a.sv:1:1:operator-swap", killed(), true),
+                record("a.sv:2:1:operator-swap", survived(), false),
+                record("a.sv:3:1:operator-swap", survived(), false),
+            ],
+        );
+        let c = combine(&[tiny.clone(), small.clone()]).unwrap();
+        let verdicts: Vec<String> = c.mutants.iter().map(word).collect();
+        assert_eq!(verdicts, ["killed", "survived", "survived"]);
+        assert_eq!(c.summary["killed"], 1);
+        assert_eq!(c.summary["equivalent"], 0);
+        assert_eq!(c.differing.len(), 2, "{:?}", c.differing);
+        assert!(c.text().contains("combined"), "{}", c.text());
+        // The same configuration twice, or different mutants: refused.
+        assert!(combine(&[tiny.clone(), tiny.clone()]).is_err());
+        let mut other = small.clone();
+        other.mutants[2].id = "a.sv:9:1:operator-swap".into();
+        assert!(combine(&[tiny, other])
+            .unwrap_err()
+            .contains("different mutants"));
+    }
+}
