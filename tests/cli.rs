@@ -1014,3 +1014,92 @@ fn every_busy_benchmark_runs_on_every_shipped_configuration() {
         }
     }
 }
+
+/// `mutate-combine`: each configuration's row and the combined one, a
+/// mutant killed on one configuration only counted killed, exit 1 for a
+/// mutant that survives both, the JSON written; a file that is no report
+/// is named in the error (exit 2).
+#[test]
+fn mutate_combine_counts_a_kill_on_any_configuration() {
+    use pccx_cosim::tools::mutants::{MutantRecord, MutateReport, Verdict};
+    let record = |id: &str, result: Verdict, equivalent: bool| MutantRecord {
+        id: id.into(),
+        class: "operator-swap".into(),
+        change: format!("{id}: `+` -> `-`"),
+        result,
+        equivalent: equivalent.then(|| "widths equal on tiny".into()),
+        build_seconds: 0.0,
+    };
+    let killed = || Verdict::Killed {
+        seed: 3,
+        programs: 3,
+        instructions: 90,
+        seconds: 0.2,
+        by: "l2-writes".into(),
+        mismatch: None,
+        assertion: None,
+    };
+    let survived = || Verdict::Survived {
+        seeds: 40,
+        instructions: 1600,
+    };
+    let report = |config: &str, mutants: Vec<MutantRecord>| {
+        serde_json::to_string(&MutateReport::of_mutants(config, 3, mutants)).unwrap()
+    };
+    let tiny = temp_file(
+        "combine",
+        "tiny.json",
+        &report(
+            "tiny",
+            vec![
+                record("pccx_fifo.sv:29:28:operator-swap", survived(), true),
+                record("pccx_fifo.sv:43:22:operator-swap", killed(), false),
+                record("pccx_pkg.sv:329:82:operator-swap", survived(), false),
+            ],
+        ),
+    );
+    let small = temp_file(
+        "combine",
+        "small.json",
+        &report(
+            "small",
+            vec![
+                record("pccx_fifo.sv:29:28:operator-swap", killed(), false),
+                record("pccx_fifo.sv:43:22:operator-swap", killed(), false),
+                record("pccx_pkg.sv:329:82:operator-swap", survived(), false),
+            ],
+        ),
+    );
+    let json = tiny.with_file_name("combined.json");
+    let o = cosim(&[
+        "mutate-combine",
+        tiny.to_str().unwrap(),
+        small.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    assert!(text.contains("combined over tiny, small"), "{text}");
+    assert!(
+        text.contains("pccx_fifo.sv:29:28:operator-swap: small killed, tiny equivalent"),
+        "{text}"
+    );
+    let combined: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(combined["summary"]["killed"], 2, "{combined}");
+    assert_eq!(combined["summary"]["survived"], 1);
+    assert_eq!(combined["summary"]["equivalent"], 0);
+    // Not a report: the file is named.
+    let bad = temp_file("combine", "bad.json", "{\"config\": 3}");
+    let o = cosim(&[
+        "mutate-combine",
+        tiny.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: not a mutation report"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -235,7 +235,7 @@ fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_it
         build::Builder::new(root, &work, config::by_name("tiny").unwrap()).expect("mutant builder");
     let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
     for (id, kind) in [
-        ("pccx_gemm_engine.sv:222:8:broken-conditional", "hang"),
+        ("pccx_gemm_engine.sv:277:21:broken-conditional", "hang"),
         ("pccx_axil_slave.sv:48:41:operator-swap", "bus-protocol"),
         ("pccx_scheduler.sv:122:36:broken-conditional", "assertion"),
     ] {

@@ -277,7 +277,12 @@ pub struct AssertionKills {
     pub first: usize,
     /// Of those, the ones the scoreboard alone also caught on that program.
     pub scoreboard_later: usize,
-    /// The assertion's lead over the scoreboard, in cycles, over those.
+    /// Of those, the ones it caught as a hang: the watchdog gives up only
+    /// after its cycles without progress, which its lead mostly measures.
+    #[serde(default)]
+    pub scoreboard_hangs: usize,
+    /// The assertion's lead over the scoreboard, in cycles, over the kills
+    /// the scoreboard caught by a check other than the watchdog.
     pub median_lead_cycles: Option<i64>,
     pub min_lead_cycles: Option<i64>,
     pub max_lead_cycles: Option<i64>,
@@ -298,10 +303,17 @@ impl AssertionKills {
             let Some(a) = assertion else { continue };
             s.first += 1;
             *by.entry(a.name.clone()).or_default() += 1;
-            if a.scoreboard.is_some() {
-                s.scoreboard_later += 1;
+            match &a.scoreboard {
+                None => {}
+                Some(k) if k.by.ends_with("hang") || k.by.ends_with("watchdog") => {
+                    s.scoreboard_later += 1;
+                    s.scoreboard_hangs += 1;
+                }
+                Some(_) => {
+                    s.scoreboard_later += 1;
+                    leads.extend(a.lead());
+                }
             }
-            leads.extend(a.lead());
         }
         leads.sort_unstable();
         s.median_lead_cycles = leads.get(leads.len() / 2).copied();
@@ -323,11 +335,14 @@ impl AssertionKills {
         }
         let mut out = vec![format!(
             "assertions: {} of {} kills made first by an assertion; the scoreboard alone \
-             (the same program, assertions off) caught {} of them, a median of {} cycles later \
-             ({} .. {}), and missed {} on that program",
+             (the same program, assertions off) caught {} of them: {} as a hang (when its \
+             watchdog gave up), the other {} a median of {} cycles later ({} .. {}); it missed \
+             {} on that program",
             self.first,
             self.killed,
             self.scoreboard_later,
+            self.scoreboard_hangs,
+            self.scoreboard_later - self.scoreboard_hangs,
             self.median_lead_cycles
                 .map_or("-".into(), |c| c.to_string()),
             self.min_lead_cycles.map_or("-".into(), |c| c.to_string()),
@@ -412,6 +427,27 @@ pub struct Survivor {
 const SLOWEST: usize = 10;
 
 impl MutateReport {
+    /// A report of `mutants` alone, on `config`, with its summary and no
+    /// tables (what `mutate-combine` reads of a report; tests build them).
+    pub fn of_mutants(config: &str, sites: usize, mutants: Vec<MutantRecord>) -> MutateReport {
+        MutateReport {
+            config: config.into(),
+            seeds: 40,
+            instrs: 40,
+            sites,
+            shard: None,
+            missing: vec![],
+            interrupted: false,
+            summary: summary_json(&summarize(&mutants)),
+            by_class: vec![],
+            by_file: vec![],
+            slowest_kills: vec![],
+            survivors: vec![],
+            assertion_kills: AssertionKills::default(),
+            mutants,
+        }
+    }
+
     /// The report of `records` (put in the order of `order`, the run's
     /// list of mutant ids, those not in it last).
     pub fn new(

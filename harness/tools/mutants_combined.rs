@@ -264,22 +264,7 @@ mod tests {
     }
 
     fn report(config: &str, mutants: Vec<MutantRecord>) -> MutateReport {
-        MutateReport {
-            config: config.into(),
-            seeds: 40,
-            instrs: 40,
-            sites: 3,
-            shard: None,
-            missing: vec![],
-            interrupted: false,
-            summary: summary_json(&summarize(&mutants)),
-            by_class: vec![],
-            by_file: vec![],
-            slowest_kills: vec![],
-            survivors: vec![],
-            assertion_kills: AssertionKills::default(),
-            mutants,
-        }
+        MutateReport::of_mutants(config, 3, mutants)
     }
 
     #[test]
