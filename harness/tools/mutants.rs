@@ -387,6 +387,21 @@ impl KillRow {
         }
     }
 
+    /// The column heads of [`KillRow::line`].
+    pub fn head(width: usize) -> String {
+        format!(
+            "  {:<width$} {:>5} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
+            "",
+            "all",
+            "killed",
+            "survived",
+            "timed out",
+            "not compiling",
+            "equivalent",
+            "kill rate"
+        )
+    }
+
     pub fn line(&self, width: usize) -> String {
         let rate = self
             .kill_rate
@@ -403,6 +418,28 @@ impl KillRow {
             rate
         )
     }
+}
+
+/// The kill tables per class and per file as text, each under `title`
+/// ("kill table per class:"), its rows aligned to the longest name; a
+/// table with no mutant is left out.
+pub fn kill_tables(title: &str, by_class: &[KillRow], by_file: &[KillRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let width = by_file
+        .iter()
+        .map(|r| r.name.len())
+        .chain([20])
+        .max()
+        .unwrap_or(20);
+    for (which, rows) in [("per class", by_class), ("per file", by_file)] {
+        if rows.iter().all(|r| r.mutants == 0) {
+            continue;
+        }
+        out.push(format!("{title} {which}:"));
+        out.push(KillRow::head(width));
+        out.extend(rows.iter().filter(|r| r.mutants > 0).map(|r| r.line(width)));
+    }
+    out
 }
 
 /// A kill and what it took.
@@ -538,33 +575,7 @@ impl MutateReport {
     /// survivors with their commands, then the summary line;
     /// `equivalent_file` is where an equivalent survivor is to be listed.
     pub fn text(&self, equivalent_file: &str) -> String {
-        let mut out = Vec::new();
-        let width = self
-            .by_file
-            .iter()
-            .map(|r| r.name.len())
-            .chain([20])
-            .max()
-            .unwrap_or(20);
-        let head = format!(
-            "  {:<width$} {:>5} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
-            "",
-            "all",
-            "killed",
-            "survived",
-            "timed out",
-            "not compiling",
-            "equivalent",
-            "kill rate"
-        );
-        for (title, rows) in [("per class", &self.by_class), ("per file", &self.by_file)] {
-            if rows.iter().all(|r| r.mutants == 0) {
-                continue;
-            }
-            out.push(format!("kill table {title}:"));
-            out.push(head.clone());
-            out.extend(rows.iter().filter(|r| r.mutants > 0).map(|r| r.line(width)));
-        }
+        let mut out = kill_tables("kill table", &self.by_class, &self.by_file);
         if !self.slowest_kills.is_empty() {
             out.push("slowest kills:".into());
             for k in &self.slowest_kills {

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mutants::{
-    summarize, summary_json, AssertionKills, KillRow, MutantRecord, MutateReport, Survivor, Verdict,
+    kill_tables, summarize, summary_json, AssertionKills, KillRow, MutantRecord, MutateReport,
+    Survivor, Verdict,
 };
 
 /// The combination of per-configuration mutation reports.
@@ -22,8 +23,9 @@ use super::mutants::{
 pub struct CombinedReport {
     /// The configurations, in the order given.
     pub configs: Vec<String>,
-    /// Each configuration's summary.
-    pub per_config: BTreeMap<String, Value>,
+    /// Each configuration's row, in the order given, and the combined one.
+    pub per_config: Vec<KillRow>,
+    pub combined: KillRow,
     /// The combined summary, and its kill tables.
     pub summary: Value,
     pub by_class: Vec<KillRow>,
@@ -142,8 +144,9 @@ pub fn combine(reports: &[MutateReport]) -> Result<CombinedReport, String> {
     Ok(CombinedReport {
         per_config: reports
             .iter()
-            .map(|r| (r.config.clone(), r.summary.clone()))
+            .map(|r| KillRow::of(&r.config, &r.mutants.iter().collect::<Vec<_>>()))
             .collect(),
+        combined: KillRow::of("combined", &mutants.iter().collect::<Vec<_>>()),
         summary: summary_json(&summarize(&mutants)),
         by_class: report_rows(&|m| m.class.clone()),
         by_file: report_rows(&|m| m.file().to_string()),
@@ -163,48 +166,15 @@ impl CombinedReport {
             "combined over {}: a mutant killed on any configuration is killed; equivalent only if equivalent on all",
             self.configs.join(", ")
         )];
-        out.push(format!(
-            "  {:<10} {:>6} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
-            "",
-            "all",
-            "killed",
-            "survived",
-            "timed out",
-            "not compiling",
-            "equivalent",
-            "kill rate"
+        let rows: Vec<&KillRow> = self.per_config.iter().chain([&self.combined]).collect();
+        let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        out.push(KillRow::head(width));
+        out.extend(rows.iter().map(|r| r.line(width)));
+        out.extend(kill_tables(
+            "combined kill table",
+            &self.by_class,
+            &self.by_file,
         ));
-        let row = |name: &str, s: &Value| {
-            let n = |k: &str| s[k].as_u64().unwrap_or(0);
-            format!(
-                "  {:<10} {:>6} {:>7} {:>9} {:>10} {:>14} {:>11} {:>9}",
-                name,
-                n("total"),
-                n("killed"),
-                n("survived"),
-                n("timed_out"),
-                n("not_compiling"),
-                n("equivalent"),
-                s["kill_rate"]
-                    .as_f64()
-                    .map_or("n/a".into(), |r| format!("{:.2}%", 100.0 * r))
-            )
-        };
-        for c in &self.configs {
-            out.push(row(c, &self.per_config[c]));
-        }
-        out.push(row("combined", &self.summary));
-        let width = self
-            .by_file
-            .iter()
-            .map(|r| r.name.len())
-            .chain([20])
-            .max()
-            .unwrap_or(20);
-        for (title, rows) in [("per class", &self.by_class), ("per file", &self.by_file)] {
-            out.push(format!("combined kill table {title}:"));
-            out.extend(rows.iter().map(|r| r.line(width)));
-        }
         if !self.differing.is_empty() {
             out.push(format!(
                 "{} mutants with different verdicts on different configurations:",
