@@ -1029,6 +1029,7 @@ fn mutate_combine_counts_a_kill_on_any_configuration() {
         result,
         equivalent: equivalent.then(|| "widths equal on tiny".into()),
         build_seconds: 0.0,
+        evidence: None,
     };
     let killed = || Verdict::Killed {
         seed: 3,
@@ -1042,6 +1043,7 @@ fn mutate_combine_counts_a_kill_on_any_configuration() {
     let survived = || Verdict::Survived {
         seeds: 40,
         instructions: 1600,
+        battery: Default::default(),
     };
     let report = |config: &str, mutants: Vec<MutantRecord>| {
         serde_json::to_string(&MutateReport::of_mutants(config, 3, mutants)).unwrap()

@@ -13,7 +13,11 @@
 //! each only in its cycles (a diff without the cycles is empty). A third
 //! time (issue 16) when the stalling host began long stalls of its request
 //! channel and its AXI-Lite master separate handshakes and junk payloads:
-//! again the six `tiny-stall` lines, each only in its cycles.
+//! again the six `tiny-stall` lines, each only in its cycles. A fourth
+//! time (issue 31) when the generator began its edge probes, table indices
+//! at the field's edges and more single-zero shapes: every program changed
+//! (a new program hash on every line); the ideal and stalled campaigns still
+//! end `ok` and every fault campaign still mismatches on both seeds.
 //! Each line is one seed of one campaign, run through the binary as a user
 //! would: the program's hash (of `gen`'s text), the verdict, instructions
 //! and cycles, and for a mismatch its check, sequence number, cycle,

@@ -47,6 +47,7 @@ fn essence(v: &Verdict) -> String {
         Verdict::Survived {
             seeds,
             instructions,
+            ..
         } => format!("survived {seeds} seeds, {instructions} instructions"),
         Verdict::TimedOut { .. } => "timed out".into(),
         Verdict::NotCompiling { stage, .. } => format!("not compiling ({stage})"),
@@ -422,4 +423,100 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The evidence of the equivalent list (docs/mutation.md, "Evidence"):
+/// `--evidence N` records what each listed equivalent survived when it is
+/// enough (the sweep for an `exhaustive` entry, 2,000 programs for any
+/// other), drops the record of an entry that dies, and a later run does not
+/// run again an entry whose record is for this RTL, but does one whose
+/// record is for another.
+#[test]
+fn an_equivalent_with_evidence_for_this_rtl_is_not_run_again_and_one_that_dies_loses_it() {
+    use pccx_cosim::tools::mutants::{EvidenceSource, MutateReport};
+    use pccx_cosim::tools::mutate::evidence::EvidenceFile;
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-evidence");
+    let exe = Path::new(env!("CARGO_BIN_EXE_pccx-cosim"));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let (swept, counted, wrong) = (
+        "pccx_cvo_pkg.sv:90:12:off-by-one-compare",
+        "pccx_scheduler.sv:123:22:signal-mix-up",
+        "pccx_pkg.sv:230:22:broken-conditional",
+    );
+    let list = work.join("equivalent.txt");
+    std::fs::write(
+        &list,
+        format!(
+            "{swept} exhaustive # fix24 at sh = 0\n{counted} # lat_ready includes lat_valid\n\
+             {wrong} exhaustive # listed wrongly: a MEMCPY range check inverted\n"
+        ),
+    )
+    .unwrap();
+    let ids = work.join("ids.txt");
+    std::fs::write(&ids, format!("{swept}\n{counted}\n{wrong}\n")).unwrap();
+    let evidence = work.join("evidence.json");
+    let mut seeded = EvidenceFile::read(&evidence).unwrap();
+    let battery = pccx_cosim::tools::mutants::Battery {
+        random: 1000,
+        stalled: 1000,
+        steered: 500,
+        cvo_sweep: 6,
+    };
+    seeded.record(wrong, "tiny", "another RTL", battery);
+    seeded.write(&evidence).unwrap();
+    let run = |extra: &[&str], n: u32| -> (String, MutateReport) {
+        let json = work.join(format!("run{n}.json"));
+        let o = std::process::Command::new(exe)
+            .args(["mutate", "--ids", ids.to_str().unwrap()])
+            .args(["--equivalent", list.to_str().unwrap()])
+            .args(["--evidence-file", evidence.to_str().unwrap()])
+            .args(["--config", "tiny", "--builds", "schema"])
+            .args(["--seeds", "2", "--steered", "2"])
+            .args(["--work", work.join("w").to_str().unwrap()])
+            .args(["--json", json.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("run pccx-cosim mutate");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (
+            text,
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(),
+        )
+    };
+    let source = |r: &MutateReport, id: &str| {
+        let m = r.mutants.iter().find(|m| m.id == id).expect("a record");
+        m.evidence.as_ref().map(|e| (e.source, e.sufficient))
+    };
+    // --evidence 8: the sweep is enough for the exhaustive entry, 8
+    // programs are not for the other; the wrongly listed one is killed.
+    let (_, first) = run(&["--evidence", "8"], 1);
+    assert_eq!(source(&first, swept), Some((EvidenceSource::Run, true)));
+    assert_eq!(source(&first, counted), Some((EvidenceSource::Run, false)));
+    assert_eq!(source(&first, wrong), None);
+    let recorded = EvidenceFile::read(&evidence).unwrap();
+    let ids_recorded: Vec<&str> = recorded.records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids_recorded, [swept], "{recorded:?}");
+    // Again without --evidence: the exhaustive entry is not run.
+    let (text, second) = run(&[], 2);
+    assert!(
+        text.contains("1 listed ones have sufficient evidence"),
+        "{text}"
+    );
+    assert_eq!(
+        source(&second, swept),
+        Some((EvidenceSource::Recorded, true))
+    );
+    assert_eq!(source(&second, counted), Some((EvidenceSource::Run, false)));
+    // A record for another RTL is no evidence: it runs again.
+    let mut stale = EvidenceFile::read(&evidence).unwrap();
+    stale.records[0].rtl = "another RTL".into();
+    stale.write(&evidence).unwrap();
+    let (_, third) = run(&[], 3);
+    assert_eq!(source(&third, swept), Some((EvidenceSource::Run, true)));
 }

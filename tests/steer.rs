@@ -80,6 +80,7 @@ fn a_flood_puts_more_in_flight_and_the_rtl_agrees() {
     let cfg = config("tiny");
     let gen = GenOptions::for_config(&cfg, 40);
     let (mut plain_most, mut flood_most) = (0, 0);
+    let mut fewer = Vec::new();
     for seed in 1..=8u64 {
         let base = TestCase::generate(seed, &gen);
         let flooded = mutate(
@@ -91,8 +92,12 @@ fn a_flood_puts_more_in_flight_and_the_rtl_agrees() {
             &mut Rng::new(seed),
         );
         let case = TestCase::directed(seed, &gen, flooded);
-        plain_most = plain_most.max(max_in_flight(&base));
-        flood_most = flood_most.max(max_in_flight(&case));
+        let (plain, flood) = (max_in_flight(&base), max_in_flight(&case));
+        if flood <= plain {
+            fewer.push((seed, plain, flood));
+        }
+        plain_most = plain_most.max(plain);
+        flood_most = flood_most.max(flood);
         let outcome = run_case(&case, &mut golden(&cfg), &mut rtl(&cfg)).unwrap();
         assert!(
             outcome.first_mismatch.is_none(),
@@ -100,9 +105,15 @@ fn a_flood_puts_more_in_flight_and_the_rtl_agrees() {
             outcome.first_mismatch
         );
     }
+    // Nearly every flood puts more in flight than the program it floods,
+    // and the most any flood reaches is more than any plain program's.
+    // (Before the edge probes, which put an async CVO beside a GEMV/GEMM,
+    // the margin of the most was 3 or more; it is 2 now, and seed 1's flood
+    // reaches the 6 its program already does.)
     assert!(
-        flood_most > plain_most + 2,
-        "floods reached {flood_most} in flight, plain programs {plain_most}"
+        fewer.len() <= 2 && flood_most > plain_most,
+        "floods reached {flood_most} in flight, plain programs {plain_most}; \
+         (seed, plain, flood) with no more in flight: {fewer:?}"
     );
 }
 

@@ -223,10 +223,38 @@ proptest! {
         let o = options(&tiny(), instrs);
         let case = TestCase::generate(seed, &o);
         let mut count = 0;
-        for item in &case.program.items {
+        for (k, item) in case.program.items.iter().enumerate() {
             match *item {
                 Item::Instr(_) => count += 1,
-                Item::Idle(c) => prop_assert!((1..=o.max_idle).contains(&c)),
+                // Longer only as an edge probe's drain: right before the
+                // GEMV/GEMM, whose probe, an async CVO, follows at once.
+                Item::Idle(c) if c > o.max_idle => {
+                    prop_assert!(c <= pccx_cosim::stimulus::PROBE_DRAIN_MAX);
+                    // The j-th instruction after the gap (register writes
+                    // may stand between them).
+                    let next = |j: usize| {
+                        case.program.items[k + 1..]
+                            .iter()
+                            .filter_map(|i| match i {
+                                Item::Instr(w) => Some(pccx_golden::isa::decode(*w)),
+                                _ => None,
+                            })
+                            .nth(j - 1)
+                    };
+                    prop_assert!(matches!(case.program.items[k + 1], Item::Instr(_)));
+                    prop_assert!(matches!(
+                        next(1),
+                        Some(pccx_golden::isa::Decoded::Legal(
+                            pccx_golden::isa::Instr::Gemv(_) | pccx_golden::isa::Instr::Gemm(_)
+                        ))
+                    ));
+                    prop_assert!(matches!(
+                        next(2),
+                        Some(pccx_golden::isa::Decoded::Legal(pccx_golden::isa::Instr::Cvo(v)))
+                            if v.async_
+                    ));
+                }
+                Item::Idle(c) => prop_assert!(c >= 1),
                 Item::RegWrite { offset, .. } => {
                     prop_assert!(offset != reg::INSTR_LO && offset != reg::INSTR_HI);
                     prop_assert!(offset < 0x1000);
@@ -789,6 +817,7 @@ fn slice1_weights_give_the_slice1_programs() {
         let mut o = options(&config::by_name(name).unwrap(), 40);
         o.weights = OpWeights::SLICE1;
         o.abut_pct = 0;
+        o.entry_edge_pct = 0;
         for (seed, want) in prints.into_iter().enumerate() {
             let case = TestCase::generate(seed as u64, &o);
             let got = fnv1a(&format_program(&case.program));

@@ -48,10 +48,7 @@ pub(super) fn gate_power(args: &GatePowerArgs) -> Result<ExitCode, Failure> {
         ));
     }
     let mutants: Vec<String> = match (&args.ids, &args.killed_in) {
-        (Some(file), _) => mutate::read_id_list(file)
-            .map_err(Failure::Message)?
-            .into_keys()
-            .collect(),
+        (Some(file), _) => mutate::read_ids(file).map_err(Failure::Message)?,
         (None, Some(report)) => {
             let killed = gp::killed_in(report).map_err(Failure::Message)?;
             let n = args.sample.unwrap_or(killed.len());

@@ -316,33 +316,56 @@ impl Illegal {
     }
 }
 
-/// SHAPE reasons of GEMV (GEMM has all but `m!=1`), in the order they are
-/// classified: the first that holds names the bin.
+/// SHAPE reasons: the one check that refuses the shape when it is the only
+/// one that fails (a mutant that breaks one check is seen only then), or
+/// `Several`. GEMV has no `zero-m` (M = 0 also fails M = 1), GEMM no `m!=1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShapeReason {
-    ZeroDim,
+    /// M = 0, every other check passing.
+    ZeroM,
+    /// K = K' = 0, every other check passing.
+    ZeroK,
+    /// N = 0, every other check passing.
+    ZeroN,
     KMismatch,
     MNotOne,
     OverL1,
     OverAcc,
+    /// More than one check fails.
+    Several,
 }
 
 impl ShapeReason {
-    pub const ALL: [ShapeReason; 5] = [
-        ShapeReason::ZeroDim,
+    pub const ALL: [ShapeReason; 8] = [
+        ShapeReason::ZeroM,
+        ShapeReason::ZeroK,
+        ShapeReason::ZeroN,
         ShapeReason::KMismatch,
         ShapeReason::MNotOne,
         ShapeReason::OverL1,
         ShapeReason::OverAcc,
+        ShapeReason::Several,
     ];
+
+    /// Whether an instruction of `engine` can fail for this reason.
+    pub fn possible(self, engine: Engine) -> bool {
+        match self {
+            ShapeReason::ZeroM => engine == Engine::Gemm,
+            ShapeReason::MNotOne => engine == Engine::Gemv,
+            _ => true,
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {
-            ShapeReason::ZeroDim => "zero-dim",
+            ShapeReason::ZeroM => "zero-m",
+            ShapeReason::ZeroK => "zero-k",
+            ShapeReason::ZeroN => "zero-n",
             ShapeReason::KMismatch => "k-mismatch",
             ShapeReason::MNotOne => "m!=1",
             ShapeReason::OverL1 => "over-l1",
             ShapeReason::OverAcc => "over-acc",
+            ShapeReason::Several => "several",
         }
     }
 }

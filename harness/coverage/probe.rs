@@ -10,7 +10,7 @@
 use super::{
     BinKey, Coverage, CvoFlag, CvoShape, End, HazardKind, Illegal, Resource, Route, ShapeReason,
 };
-use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_L1_WORDS};
+use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_ACC_WORDS, MAT_L1_WORDS};
 use pccx_golden::footprint::{footprint, Footprint, Range};
 use pccx_golden::golden::Golden;
 use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute};
@@ -288,7 +288,9 @@ fn sample_instr(
     }
 }
 
-/// Which check of SHAPE failed, in the order of [`ShapeReason::ALL`].
+/// Which check of SHAPE failed: the one that did, when only one did, else
+/// `Several` (K and K' count as one dimension: K = K' = 0 fails only the
+/// zero check).
 fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> ShapeReason {
     let f: ShapeEntry = tables.get(ShapeTable::Fmap, op.shape_ptr_addr);
     let w: ShapeEntry = tables.get(ShapeTable::Weight, op.size_ptr_addr);
@@ -298,16 +300,21 @@ fn shape_reason(gemv: bool, op: &MatOp, tables: &Tables) -> ShapeReason {
         u64::from(w.a),
         u64::from(w.b),
     );
-    if m == 0 || k == 0 || k2 == 0 || n == 0 {
-        ShapeReason::ZeroDim
-    } else if k != k2 {
-        ShapeReason::KMismatch
-    } else if gemv && m != 1 {
-        ShapeReason::MNotOne
-    } else if m * k.div_ceil(16) > MAT_L1_WORDS {
-        ShapeReason::OverL1
-    } else {
-        ShapeReason::OverAcc
+    let failing: Vec<ShapeReason> = [
+        (m == 0, ShapeReason::ZeroM),
+        (k == 0 || k2 == 0, ShapeReason::ZeroK),
+        (n == 0, ShapeReason::ZeroN),
+        (k != k2, ShapeReason::KMismatch),
+        (gemv && m != 1, ShapeReason::MNotOne),
+        (m * k.div_ceil(16) > MAT_L1_WORDS, ShapeReason::OverL1),
+        (m * n.div_ceil(8) > MAT_ACC_WORDS, ShapeReason::OverAcc),
+    ]
+    .into_iter()
+    .filter_map(|(fails, reason)| fails.then_some(reason))
+    .collect();
+    match failing[..] {
+        [only] => only,
+        _ => ShapeReason::Several,
     }
 }
 

@@ -625,17 +625,21 @@ fn host_hazard(kind: HazardKind, items: Vec<Item>) -> Vec<Item> {
 }
 
 /// A shape (M, K, K', N) for a MAT op of `engine` that fails the shape
-/// check for `reason` first (zero dimension, K mismatch, M != 1 on a GEMV,
-/// past L1: M * ceil(K/16) > 2048, past the accumulators:
-/// M * ceil(N/8) > 512).
+/// check for `reason` alone (a zero M, K = K' or N, K mismatch, M != 1 on a
+/// GEMV, past L1: M * ceil(K/16) > 2048, past the accumulators:
+/// M * ceil(N/8) > 512), or for several.
 fn failing_shape(engine: Engine, reason: ShapeReason) -> [u16; 4] {
     let m = if engine == Engine::Gemv { 1 } else { 2 };
     match reason {
-        ShapeReason::ZeroDim => [m, 0, 0, 8],
+        ShapeReason::ZeroM => [0, 16, 16, 8],
+        ShapeReason::ZeroK => [m, 0, 0, 8],
+        ShapeReason::ZeroN => [m, 16, 16, 0],
         ShapeReason::KMismatch => [m, 16, 17, 8],
         ShapeReason::MNotOne => [2, 16, 16, 8],
         ShapeReason::OverL1 => [m, 32800, 32800, 8],
         ShapeReason::OverAcc => [m, 16, 16, 4100],
+        // A zero K that the K mismatch refuses too.
+        ShapeReason::Several => [m, 0, 5, 8],
     }
 }
 
@@ -892,7 +896,7 @@ mod tests {
             assert_eq!(probe.coverage().count_of(bin.key), Some(1), "{}", bin.name);
             pinned += 1;
         }
-        assert_eq!(pinned, 9, "the nine SHAPE bins");
+        assert_eq!(pinned, 14, "the fourteen SHAPE bins");
     }
 
     /// The bins steering has a segment of their own for are in the
@@ -916,20 +920,11 @@ mod tests {
         for engine in Engine::ALL {
             wanted.push((BinKey::FifoFull(engine), Aim::Flood(engine)));
         }
-        for (engine, reasons) in [
-            (Engine::Gemv, &ShapeReason::ALL[..]),
-            (
-                Engine::Gemm,
-                &[
-                    ShapeReason::ZeroDim,
-                    ShapeReason::KMismatch,
-                    ShapeReason::OverL1,
-                    ShapeReason::OverAcc,
-                ][..],
-            ),
-        ] {
-            for &reason in reasons {
-                wanted.push((BinKey::Shape(engine, reason), Aim::Shape(engine, reason)));
+        for engine in [Engine::Gemv, Engine::Gemm] {
+            for reason in ShapeReason::ALL {
+                if reason.possible(engine) {
+                    wanted.push((BinKey::Shape(engine, reason), Aim::Shape(engine, reason)));
+                }
             }
         }
         for (key, how) in wanted {

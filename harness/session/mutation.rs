@@ -14,7 +14,10 @@ use crate::regress::store::RunStore;
 use crate::tools::mutants::{
     Builds, MutantRecord, MutateHeader, MutateReport, MUTATE_FORMAT, SCHEMA_FROM,
 };
-use crate::tools::mutate::{self, build::Builder, lint::LintBatches, MutateOptions, Verdict};
+use crate::tools::mutate::evidence::EvidenceFile;
+use crate::tools::mutate::{
+    self, build::Builder, lint::LintBatches, Evidence, EvidenceSource, MutateOptions, Verdict,
+};
 
 /// Everything a mutation run is asked to do, typed.
 #[derive(Clone, Debug)]
@@ -51,6 +54,14 @@ pub struct MutationRequest {
     pub break_lock: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// `--evidence N`: each listed equivalent runs through N programs
+    /// (and the CVO sweep), and what it survived is recorded in
+    /// `evidence_file` (docs/mutation.md, "Evidence").
+    pub evidence: Option<u64>,
+    /// The evidence file: read by every run (a listed equivalent with a
+    /// sufficient record for this RTL is not run again), written by
+    /// `--evidence`; a missing file has no records.
+    pub evidence_file: PathBuf,
 }
 
 /// How a mutation run ended.
@@ -108,8 +119,8 @@ fn choose(
             chosen
         }
         MutantSelection::IdsFile(file) => {
-            let ids = mutate::read_id_list(file)?;
-            by_ids(&mut ids.keys(), &|id| {
+            let ids = mutate::read_ids(file)?;
+            by_ids(&mut ids.iter(), &|id| {
                 format!(
                     "{}: mutant `{id}` is not a site of hw/rtl any more (the line moved?)",
                     file.display()
@@ -119,6 +130,21 @@ fn choose(
         MutantSelection::All => sites.to_vec(),
         MutantSelection::Sample { count, seed } => mutate::sample(sites, *count, *seed),
     })
+}
+
+/// The options of a listed equivalent's run under `--evidence n`: `n`
+/// programs, a quarter of them steered and the rest random (every other
+/// one stalled), the budget grown in proportion.
+fn evidence_options(options: &MutateOptions, n: u64) -> MutateOptions {
+    let steered = (n / 4).max(options.steered);
+    let seeds = n.saturating_sub(steered).max(options.seeds);
+    let scale = (seeds + steered).div_ceil((options.seeds + options.steered).max(1));
+    MutateOptions {
+        seeds,
+        steered,
+        budget: options.budget * scale.max(1) as u32,
+        ..options.clone()
+    }
 }
 
 /// Runs the mutation run `request`: a line per mutant as it finishes, the
@@ -222,6 +248,46 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         root: root.clone(),
     };
     let builder = Builder::new(root, &request.work, options.config)?;
+    // Listed equivalents with a sufficient record for this RTL and
+    // configuration are not run again: their record is the evidence.
+    let rtl = mutate::evidence::rtl_fingerprint(&builder)?;
+    let mut evidence_file = EvidenceFile::read(&request.evidence_file)?;
+    let recorded = |m: &mutate::Mutant| -> Option<Evidence> {
+        let listed = equivalent.get(&m.id())?;
+        let battery = evidence_file.fresh(&m.id(), request.config.name, &rtl)?;
+        let evidence = Evidence::new(EvidenceSource::Recorded, battery, listed.exhaustive);
+        evidence.sufficient.then_some(evidence)
+    };
+    let (reused, to_run): (Vec<mutate::Mutant>, Vec<mutate::Mutant>) =
+        to_run.into_iter().partition(|m| recorded(m).is_some());
+    let mut reused_records = Vec::new();
+    for m in &reused {
+        let evidence = recorded(m).expect("partitioned on it");
+        let record = MutantRecord {
+            id: m.id(),
+            class: m.class.name().into(),
+            change: m.describe(),
+            result: Verdict::Survived {
+                seeds: 0,
+                instructions: 0,
+                battery: Default::default(),
+            },
+            equivalent: equivalent.get(&m.id()).map(|e| e.reason.clone()),
+            build_seconds: 0.0,
+            evidence: Some(evidence),
+        };
+        if let Some(store) = &store {
+            store.append(&record)?;
+        }
+        reused_records.push(record);
+    }
+    if !reused.is_empty() {
+        say!(
+            "equivalents: {} listed ones have sufficient evidence recorded for this RTL in {} and are not run again",
+            reused.len(),
+            request.evidence_file.display()
+        );
+    }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let use_schema = match request.builds {
         Builds::Schema => !to_run.is_empty(),
@@ -290,11 +356,22 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
                 let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
                 let Some((n, m)) = next else { break };
                 let guarded = guarded(&m).map(|(so, k)| (so, k, &lints));
+                let listed = equivalent.get(&m.id());
+                // Under --evidence a listed equivalent runs the longer battery.
+                let options = match (request.evidence, listed) {
+                    (Some(n), Some(_)) => evidence_options(&options, n),
+                    _ => options.clone(),
+                };
                 // None: the child was stopped from outside; no result.
                 let Some(mut r) = mutate::run_mutant(&options, &builder, &m, &exe, guarded) else {
                     continue;
                 };
-                r.equivalent = equivalent.get(&m.id()).cloned();
+                r.equivalent = listed.map(|e| e.reason.clone());
+                let mut record = MutantRecord::of(&r);
+                if let (Some(e), Verdict::Survived { battery, .. }) = (listed, &r.verdict) {
+                    record.evidence =
+                        Some(Evidence::new(EvidenceSource::Run, *battery, e.exhaustive));
+                }
                 let extra = match &r.verdict {
                     Verdict::Killed {
                         seed,
@@ -316,10 +393,25 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
                         format!("by {by}{name} at seed {seed} after {seconds:.2} s")
                     }
                     Verdict::NotCompiling { stage, .. } => format!("({stage})"),
-                    _ if r.equivalent.is_some() => "(listed as equivalent)".into(),
+                    _ if r.equivalent.is_some() => match &record.evidence {
+                        Some(e) => format!(
+                            "(listed as equivalent; {} programs, CVO sweep {}{})",
+                            e.battery.programs(),
+                            if e.battery.cvo_sweep > 0 {
+                                "passed"
+                            } else {
+                                "not run"
+                            },
+                            if e.sufficient {
+                                ""
+                            } else {
+                                "; evidence not sufficient"
+                            }
+                        ),
+                        None => "(listed as equivalent)".into(),
+                    },
                     _ => String::new(),
                 };
-                let record = MutantRecord::of(&r);
                 if let Some(store) = &store {
                     if let Err(e) = store.append(&record) {
                         // Nothing more can be recorded: end the run.
@@ -347,10 +439,31 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
     let new_records = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let recorded_now = new_records.len() as u64;
     let mut records = prior;
+    records.extend(reused_records);
     records.extend(new_records);
     // The equivalent list as it is now, also for records of earlier runs.
     for r in &mut records {
-        r.equivalent = equivalent.get(&r.id).cloned();
+        r.equivalent = equivalent.get(&r.id).map(|e| e.reason.clone());
+        if r.equivalent.is_none() {
+            r.evidence = None;
+        }
+    }
+    if request.evidence.is_some() && !interrupted {
+        // What each listed equivalent survived, for this RTL: recorded when
+        // sufficient; an entry that died loses its record.
+        for r in &records {
+            match (&r.evidence, &r.result) {
+                (Some(e), _) if e.source == EvidenceSource::Run && e.sufficient => {
+                    evidence_file.record(&r.id, request.config.name, &rtl, e.battery)
+                }
+                (_, Verdict::Killed { .. }) if equivalent.contains_key(&r.id) => {
+                    evidence_file.forget(&r.id, request.config.name)
+                }
+                _ => {}
+            }
+        }
+        evidence_file.write(&request.evidence_file)?;
+        say!("evidence: recorded in {}", request.evidence_file.display());
     }
     let mut report = MutateReport::new(&header, records, &shard_ids);
     report.shard = header.shard.map(|s| s.to_string());

@@ -96,6 +96,9 @@ struct Generator<'a> {
     instrs: usize,
     burst_left: u32,
     burst_kind: Option<Engine>,
+    /// The next slot holds an edge probe: no idle gap before it, so that
+    /// its GEMV/GEMM is still in flight when it is latched.
+    probe_next: bool,
 }
 
 /// The program of `seed` under `opt`.
@@ -121,6 +124,7 @@ pub(super) fn generate(seed: u64, opt: &GenOptions) -> Program {
         instrs: 0,
         burst_left: 0,
         burst_kind: None,
+        probe_next: false,
     };
     g.prologue();
     while g.instrs < opt.instrs {
@@ -202,6 +206,8 @@ impl Generator<'_> {
         self.emit(word);
         if self.burst_left > 0 {
             self.burst_left -= 1;
+        } else if std::mem::take(&mut self.probe_next) {
+            // No gap: the probe follows its GEMV/GEMM at once.
         } else {
             self.maybe_idle();
         }
@@ -282,9 +288,27 @@ impl Generator<'_> {
         }
     }
 
+    /// A table index, the field's edges often: entry 0 (also what a
+    /// footprint without a table write holds in its entry field, so a
+    /// table conflict check that looks at that field without its enable
+    /// shows only against a MEMSET of entry 0) and entry 63.
+    /// No extra draw with `entry_edge_pct` 0 (the programs of earlier
+    /// versions).
+    fn entry_index(&mut self) -> u8 {
+        if self.opt.entry_edge_pct > 0 && self.rng.percent(self.opt.entry_edge_pct) {
+            if self.rng.below(3) < 2 {
+                0
+            } else {
+                SHAPE_ENTRIES as u8 - 1
+            }
+        } else {
+            self.rng.below(SHAPE_ENTRIES as u64) as u8
+        }
+    }
+
     fn unused_entry(&mut self) -> u8 {
         loop {
-            let index = self.rng.below(SHAPE_ENTRIES as u64) as u8;
+            let index = self.entry_index();
             if !self.live.contains(&index) {
                 return index;
             }
@@ -341,7 +365,7 @@ impl Generator<'_> {
             // The weight table: no MEMCPY reads it, but its entries are
             // architectural state all the same.
             0..=11 => {
-                let index = self.rng.below(SHAPE_ENTRIES as u64) as u8;
+                let index = self.entry_index();
                 let entry = ShapeEntry {
                     a: self.rng.bits(16) as u16,
                     b: self.rng.bits(16) as u16,
@@ -357,7 +381,7 @@ impl Generator<'_> {
                 self.fmap_memset(index, entry)
             }
             _ => {
-                let index = self.rng.below(SHAPE_ENTRIES as u64) as u8;
+                let index = self.entry_index();
                 let entry = self.shape();
                 self.fmap_memset(index, entry)
             }
@@ -577,7 +601,7 @@ impl Generator<'_> {
         if !self.weight_live.is_empty() && self.rng.percent(50) {
             return *self.rng.pick(&self.weight_live);
         }
-        let index = self.rng.below(SHAPE_ENTRIES as u64) as u8;
+        let index = self.entry_index();
         if !self.weight_live.contains(&index) {
             if self.weight_live.len() == MAX_LIVE_ENTRIES {
                 let evicted = self.rng.below(MAX_LIVE_ENTRIES as u64) as usize;
@@ -636,9 +660,11 @@ impl Generator<'_> {
                 (1, self.rng.range(1, 16) as u16, n as u16)
             };
         }
-        match self.rng.below(4) {
+        // Both at once is drawn twice as often as each other kind: it is the
+        // limit case random programs reach last.
+        match self.rng.below(5) {
             // Both at once: 512 rows of one word each way.
-            0 => {
+            0 | 4 => {
                 let k = top(&mut self.rng, MAT_L1_WORDS / 512, 16);
                 (512, k as u16, self.rng.range(1, 8) as u16)
             }
@@ -672,17 +698,21 @@ impl Generator<'_> {
     fn bad_mat_shape(&mut self, gemv: bool) -> ((u16, u16), (u16, u16)) {
         let small = |rng: &mut Rng| rng.range(1, 64) as u16;
         let m1 = |rng: &mut Rng, gemv: bool| if gemv { 1 } else { rng.range(1, 8) as u16 };
-        // GEMV has one more kind (M != 1) and GEMM draws the K mismatch
-        // twice as often as the other kinds: these are the SHAPE reasons a
-        // campaign reaches last (docs/coverage.md).
-        let kind = match (gemv, self.rng.below(if gemv { 6 } else { 5 })) {
+        // GEMV has one more kind (M != 1), GEMM draws the K mismatch twice
+        // as often, GEMV a zero dimension twice and GEMM three times as
+        // often (it has one more zero, M): these
+        // are the SHAPE reasons a campaign reaches last (docs/coverage.md),
+        // a zero one alone (M, K = K' or N) the rarest.
+        let kind = match (gemv, self.rng.below(7)) {
             (false, 4) => 1,
+            (true, 6) | (false, 5 | 6) => 0,
             (_, k) => k,
         };
         match kind {
-            // A zero dimension; the others sometimes huge.
+            // A zero dimension; the others sometimes huge (then over a
+            // limit too).
             0 => {
-                let big = self.rng.percent(30);
+                let big = self.rng.percent(10);
                 let mut d: [u16; 4] =
                     std::array::from_fn(|_| if big { u16::MAX } else { small(&mut self.rng) });
                 if gemv {
@@ -691,14 +721,15 @@ impl Generator<'_> {
                 // K' = K, so that only the zero-dimension check can refuse it
                 // (a K mismatch would hide a broken zero check).
                 d[2] = d[1];
-                // M (GEMM only), K (with K' still equal, or alone), or N.
-                match self.rng.below(if gemv { 3 } else { 4 }) {
-                    0 => {
+                // K with K' still equal (the zero check alone refuses it), K
+                // alone (the K mismatch refuses it too), N, or M (GEMM only).
+                match self.rng.below(if gemv { 5 } else { 8 }) {
+                    0 | 1 => {
                         d[1] = 0;
                         d[2] = 0;
                     }
-                    1 => d[1] = 0,
-                    2 => d[3] = 0,
+                    2 => d[1] = 0,
+                    3 | 4 => d[3] = 0,
                     _ => d[0] = 0,
                 }
                 ((d[0], d[1]), (d[2], d[3]))
@@ -742,7 +773,9 @@ impl Generator<'_> {
             }
             // GEMV with M != 1.
             _ => {
-                let m = *self.rng.pick(&[2u16, 3, 8, 513, 65535]);
+                // Mostly small, so that M != 1 alone refuses it (513 and
+                // 65535 are past a limit too).
+                let m = *self.rng.pick(&[2u16, 3, 8, 2, 3, 8, 513, 65535]);
                 let k = self.mat_dim(MAT_K_MAX);
                 ((m, k), (k, self.mat_dim(MAT_N_MAX)))
             }
@@ -911,6 +944,26 @@ impl Generator<'_> {
             self.last_mat = Some(MatOut { dest, m, n });
             if prefix {
                 self.queue_prefix(softmax, dest, n);
+            } else if self.opt.edge_probe_pct > 0
+                && self.burst_left == 0
+                && self.rng.percent(self.opt.edge_probe_pct)
+                && self.opt.instrs - self.instrs >= 2
+            {
+                let probe = self.edge_probe((src, src_len), (dest, dest_len));
+                self.queued.push(probe);
+                self.probe_next = true;
+                // Mostly the engines drain first (the gap goes
+                // before the GEMV/GEMM): then nothing but the edge decides
+                // whether the probe waits for it, where in a busy program
+                // both often wait for older instructions anyway.
+                // Longer than `max_idle` (which bounds the random gaps):
+                // a GEMM on one small array takes thousands of cycles.
+                if self.opt.max_idle > 0 && self.rng.percent(60) {
+                    let cycles = self
+                        .rng
+                        .range_u32(super::PROBE_DRAIN_MAX / 20, super::PROBE_DRAIN_MAX);
+                    self.items.push(Item::Idle(cycles));
+                }
             }
         }
         match kind {
@@ -918,6 +971,110 @@ impl Generator<'_> {
             _ => Instr::Gemm(op),
         }
         .encode()
+    }
+
+    /// The CVO of an edge probe (`GenOptions::edge_probe_pct`) on a GEMV or
+    /// GEMM that reads `read` and writes `written` (start, words): one of
+    /// its operands meets one of those ranges at an edge, in range.
+    fn edge_probe(&mut self, read: (u64, u64), written: (u64, u64)) -> u64 {
+        // SCALE's source is one word longer than its vector, REDUCE_SUM's
+        // destination one word long (none for length 0): the ranges most
+        // often got wrong, so each is the probe more than a third of the
+        // time, SCALE mostly as the reader and REDUCE_SUM as the writer.
+        let func = match self.rng.below(20) {
+            0..=6 => CvoFunc::Scale,
+            7..=13 => CvoFunc::ReduceSum,
+            _ => *self.rng.pick(&CvoFunc::ALL),
+        };
+        let cvo_reads = match func {
+            CvoFunc::Scale => self.rng.percent(75),
+            CvoFunc::ReduceSum => self.rng.percent(25),
+            _ => self.rng.percent(50),
+        };
+        // RAW (the CVO reads the output); WAW (it writes the output) or WAR
+        // (it writes the source).
+        let partner = if cvo_reads || self.rng.percent(67) {
+            written
+        } else {
+            read
+        };
+        // Lengths at the word edges: none, one element (REDUCE_SUM's
+        // destination depends on length != 0), under a word, one word,
+        // whole words, any.
+        let length = match self.rng.below(8) {
+            0 | 1 => 0,
+            2 => 1,
+            3 => self.rng.range(2, 7),
+            4 => 8,
+            5 => 8 * self.rng.range(2, 4),
+            _ => self.rng.range(1, 64),
+        } as u16;
+        let words = u64::from(length).div_ceil(8);
+        let src_len = words + u64::from(func == CvoFunc::Scale);
+        let dst_len = match func {
+            CvoFunc::ReduceSum => u64::from(length != 0),
+            _ => words,
+        };
+        let own_len = if cvo_reads { src_len } else { dst_len };
+        let (a, p_len) = partner;
+        let l2 = self.size(Mem::L2);
+        let start = if own_len == 0 {
+            // An empty range conflicts with nothing: inside the partner's,
+            // where one a word too long would.
+            a + self.rng.below(p_len.max(1))
+        } else {
+            // Ending just before, sharing only the first word, only the
+            // last, starting just past; those that fit in L2.
+            let edges: Vec<u64> = [
+                a.checked_sub(own_len),
+                (a + 1).checked_sub(own_len),
+                Some(a + p_len.max(1) - 1),
+                Some(a + p_len),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|&s| s + own_len <= l2)
+            .collect();
+            if edges.is_empty() {
+                a
+            } else {
+                *self.rng.pick(&edges)
+            }
+        };
+        // The other operand clear of both of the GEMV/GEMM's ranges: one
+        // that overlapped them (the hot window often does) would order the
+        // probe behind it whatever the edge does.
+        let other_len = if cvo_reads { dst_len } else { src_len };
+        let clear = |at: u64| {
+            [read, written]
+                .iter()
+                .all(|&(p, n)| at + other_len <= p || p + n.max(1) <= at)
+        };
+        let mut other = self.operand(Mem::L2, other_len, !cvo_reads);
+        for _ in 0..8 {
+            if clear(other) {
+                break;
+            }
+            other = self.rng.range(0, l2.saturating_sub(other_len.max(1)));
+        }
+        let (src, dst) = if cvo_reads {
+            (start, other)
+        } else {
+            (other, start)
+        };
+        let (src, dst) = (src.min(ADDR_MAX), dst.min(ADDR_MAX));
+        for (start, len, write) in [(src, src_len, false), (dst, dst_len, true)] {
+            self.remember(Access {
+                mem: Mem::L2,
+                start,
+                len,
+                write,
+            });
+        }
+        // No sub_emax: an e_max dependency would order it behind a
+        // findemax GEMV whatever its footprint.
+        let flags = self.rng.bits(5) as u8 & !layout::cvo::FLAG_SUB_EMAX;
+        cvo_word(func, src, dst, length, flags, true)
     }
 
     /// Operands at an L2 edge: the source, the destination or both end

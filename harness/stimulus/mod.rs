@@ -80,6 +80,11 @@ impl OpWeights {
     };
 }
 
+/// The longest gap before the GEMV/GEMM of an edge probe
+/// (`GenOptions::edge_probe_pct`), in which the engines drain: the one gap
+/// that may be longer than `max_idle`.
+pub const PROBE_DRAIN_MAX: u32 = 1000;
+
 /// What the generator aims at, and how often it does each unusual thing.
 /// Percentages are per instruction slot unless said otherwise.
 ///
@@ -137,6 +142,23 @@ pub struct GenOptions {
     /// read its output (and, for softmax, its e_max).
     #[serde(default = "defaults::mat_prefix_pct")]
     pub mat_prefix_pct: u32,
+    /// Share of the table indices MEMSETs write and new GEMV/GEMM shapes
+    /// take that are drawn at the field's edges (entry 0 twice as often as
+    /// entry 63) instead of uniformly. 0 draws as earlier versions did (no
+    /// extra draw); files written before it ran without.
+    #[serde(default)]
+    pub entry_edge_pct: u32,
+    /// Share of GEMV/GEMM (legal, in range, without a prefix) followed at
+    /// once by an edge probe: an `async` CVO whose source or destination
+    /// meets the GEMV/GEMM's output or source range at one of its four
+    /// edges (ending just before it, sharing only its first word, only its
+    /// last, starting just past it), SCALE and REDUCE_SUM often (their
+    /// ranges are one word longer or one word long), lengths at the word
+    /// edges; a footprint one word off at either end shows as a CVO that
+    /// runs while the GEMV/GEMM is still writing (wrong data) or waits for
+    /// nothing (wrong DONE cycle). Files written before it ran without.
+    #[serde(default)]
+    pub edge_probe_pct: u32,
     /// Stall I/O: the DUT's host port withholds ready and adds latency on a
     /// schedule drawn from [`TestCase::io_stall_seed`] (docs/timing.md).
     /// Exact timing then no longer applies; the scoreboard checks order.
@@ -189,10 +211,12 @@ impl GenOptions {
             max_idle: 200,
             clear_err_pct: 4,
             bad_reg_write_pct: 1,
-            mat_shape_err_pct: 12,
+            mat_shape_err_pct: 15,
             mat_limit_pct: 3,
             mat_chain_pct: 25,
             mat_prefix_pct: 15,
+            entry_edge_pct: 18,
+            edge_probe_pct: 50,
             stall_io: false,
             random_init: true,
         }

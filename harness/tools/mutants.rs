@@ -35,11 +35,83 @@ pub enum Verdict {
         assertion: Option<AssertionKill>,
     },
     #[serde(rename = "survived")]
-    Survived { seeds: u64, instructions: u64 },
+    Survived {
+        seeds: u64,
+        instructions: u64,
+        /// The programs it passed, by kind (records older than it read as
+        /// none).
+        #[serde(default)]
+        battery: Battery,
+    },
     #[serde(rename = "timed out")]
     TimedOut { seeds: u64, seconds: f64 },
     #[serde(rename = "not compiling")]
     NotCompiling { stage: String, message: String },
+}
+
+/// The programs a surviving mutant passed, by kind: what a listed
+/// equivalent's evidence is (docs/mutation.md, "Evidence").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Battery {
+    /// Random programs under ideal I/O (timing checked to the cycle).
+    pub random: u64,
+    /// Random programs under stalled I/O.
+    pub stalled: u64,
+    /// Steered programs.
+    pub steered: u64,
+    /// The CVO sweep's cases (every BF16 input through every CVO
+    /// function), 0 when it did not run.
+    pub cvo_sweep: u64,
+}
+
+impl Battery {
+    /// Random, stalled and steered programs together (the sweep apart).
+    pub fn programs(&self) -> u64 {
+        self.random + self.stalled + self.steered
+    }
+}
+
+/// What a listed equivalent rests on besides its reason in words.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Where the battery was run: `run` (this run) or `recorded` (the
+    /// evidence file's record for this RTL and configuration; the mutant
+    /// was not run again).
+    pub source: EvidenceSource,
+    pub battery: Battery,
+    /// Whether the entry rests on an exhaustive check (tagged `exhaustive`
+    /// in the equivalent list: the CVO sweep puts every input through the
+    /// function the site lies in).
+    pub exhaustive: bool,
+    /// Enough for the entry to stand: the exhaustive check passed, or at
+    /// least [`EVIDENCE_PROGRAMS`] programs did.
+    pub sufficient: bool,
+}
+
+/// Programs (random, stalled and steered) an equivalent entry that is not
+/// exhaustive needs on a configuration (issue 31).
+pub const EVIDENCE_PROGRAMS: u64 = 2000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvidenceSource {
+    Run,
+    Recorded,
+}
+
+impl Evidence {
+    pub fn new(source: EvidenceSource, battery: Battery, exhaustive: bool) -> Evidence {
+        Evidence {
+            source,
+            battery,
+            exhaustive,
+            sufficient: if exhaustive {
+                battery.cvo_sweep > 0
+            } else {
+                battery.programs() >= EVIDENCE_PROGRAMS
+            },
+        }
+    }
 }
 
 /// A kill an assertion of the RTL made first (docs/assertions.md).
@@ -107,6 +179,9 @@ pub struct MutantRecord {
     /// The reason, when the mutant is listed as equivalent.
     pub equivalent: Option<String>,
     pub build_seconds: f64,
+    /// For a listed equivalent that survived: what it survived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
 impl MutantRecord {

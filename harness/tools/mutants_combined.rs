@@ -211,6 +211,7 @@ mod tests {
             result,
             equivalent: equivalent.then(|| "reason".into()),
             build_seconds: 0.0,
+            evidence: None,
         }
     }
 
@@ -230,6 +231,7 @@ mod tests {
         Verdict::Survived {
             seeds: 40,
             instructions: 1600,
+            battery: Default::default(),
         }
     }
 

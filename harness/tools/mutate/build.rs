@@ -376,6 +376,25 @@ impl Builder {
     }
 
     /// `-G` of the configuration's RTL parameters.
+    /// A fingerprint of what a mutant's behaviour depends on besides its
+    /// own change: hw/rtl's manifest and every file it lists,
+    /// hw/verilator.f, the configuration's parameters and the toolchain;
+    /// `label` names what it is for.
+    pub fn rtl_fingerprint(&self, label: &str) -> Result<String, String> {
+        let mut key = crate::rtl::recipe::Key::new(label);
+        let rtl = self.root.join("hw/rtl");
+        key.add_file("hw/rtl/manifest.txt", &rtl.join("manifest.txt"))?;
+        for name in super::manifest_files(&rtl)? {
+            key.add_file(&format!("hw/rtl/{name}"), &rtl.join(&name))?;
+        }
+        key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
+        key.add("params", self.params().join(" ").as_bytes());
+        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
+            key.add(label, value.as_bytes());
+        }
+        Ok(key.hex())
+    }
+
     fn params(&self) -> Vec<String> {
         self.config
             .rtl_params

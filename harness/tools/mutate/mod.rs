@@ -11,11 +11,15 @@
 //! reason, the others are holes in the generator or the checks.
 
 pub mod build;
+pub mod evidence;
 pub mod lint;
 pub mod schema;
 pub mod sites;
 
-pub use super::mutants::{summarize, summary_json, MutantRecord, MutateSummary, Verdict};
+pub use super::mutants::{
+    summarize, summary_json, Battery, Evidence, EvidenceSource, MutantRecord, MutateSummary,
+    Verdict,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -204,8 +208,18 @@ pub fn sample_indices(len: usize, n: usize, seed: u64) -> Vec<usize> {
     idx
 }
 
-/// Mutant ids listed in a file (`id` then optional `# reason`), for the
-/// curated set and the equivalent list.
+/// The mutant ids listed in a file: the first word of each entry of
+/// [`read_id_list`] (an equivalent's `@config` and `exhaustive` tags left
+/// out), so that any list of mutants, the equivalent list too, selects them.
+pub fn read_ids(path: &Path) -> Result<Vec<String>, String> {
+    Ok(read_id_list(path)?
+        .into_keys()
+        .filter_map(|entry| entry.split_whitespace().next().map(String::from))
+        .collect())
+}
+
+/// The entries listed in a file (an entry, then an optional `# reason`),
+/// for the curated set and the equivalent list.
 pub fn read_id_list(path: &Path) -> Result<BTreeMap<String, String>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -224,38 +238,55 @@ pub fn read_id_list(path: &Path) -> Result<BTreeMap<String, String>, String> {
     Ok(out)
 }
 
+/// One entry of the equivalent list that holds on a configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Equivalent {
+    pub reason: String,
+    /// Tagged `exhaustive`: it rests on the CVO sweep, which puts every
+    /// input through the function the site lies in, not on a count of
+    /// programs (docs/mutation.md, "Evidence").
+    pub exhaustive: bool,
+}
+
 /// The entries of the equivalent list at `path` that hold on the
-/// configuration `config`: each line is `id [@config,config...] # reason`;
-/// an entry scoped with `@` is equivalent only on the configurations it
-/// names (a width that a parameter makes equal, say) and runs as any other
-/// mutant elsewhere, an entry without one on every configuration.
-pub fn read_equivalents(path: &Path, config: &str) -> Result<BTreeMap<String, String>, String> {
+/// configuration `config`: each line is `id [@config,config...]
+/// [exhaustive] # reason`; an entry scoped with `@` is equivalent only on
+/// the configurations it names (a width that a parameter makes equal, say)
+/// and runs as any other mutant elsewhere, an entry without one on every
+/// configuration.
+pub fn read_equivalents(path: &Path, config: &str) -> Result<BTreeMap<String, Equivalent>, String> {
     let mut out = BTreeMap::new();
     for (entry, reason) in read_id_list(path)? {
         let mut words = entry.split_whitespace();
         let id = words.next().unwrap_or_default().to_string();
-        let scope: Vec<&str> = words.collect();
-        let holds = match scope.as_slice() {
-            [] => true,
-            [s] if s.starts_with('@') && s.len() > 1 => {
-                let names: Vec<&str> = s[1..].split(',').collect();
-                if let Some(bad) = names.iter().find(|n| crate::config::by_name(n).is_none()) {
-                    return Err(format!(
-                        "{}: `{entry}`: `{bad}` is not a configuration (hw/configs)",
-                        path.display()
-                    ));
+        let mut holds = true;
+        let mut exhaustive = false;
+        let mut scoped = false;
+        for word in words {
+            match word {
+                "exhaustive" if !exhaustive => exhaustive = true,
+                s if s.starts_with('@') && s.len() > 1 && !scoped => {
+                    scoped = true;
+                    let names: Vec<&str> = s[1..].split(',').collect();
+                    if let Some(bad) = names.iter().find(|n| crate::config::by_name(n).is_none())
+                    {
+                        return Err(format!(
+                            "{}: `{entry}`: `{bad}` is not a configuration (hw/configs)",
+                            path.display()
+                        ));
+                    }
+                    holds = names.contains(&config);
                 }
-                names.contains(&config)
+                _ => {
+                    return Err(format!(
+                        "{}: `{entry}`: after the id only `@config[,config...]` and `exhaustive` may stand",
+                        path.display()
+                    ))
+                }
             }
-            _ => {
-                return Err(format!(
-                    "{}: `{entry}`: after the id only `@config[,config...]` may stand",
-                    path.display()
-                ))
-            }
-        };
+        }
         if holds {
-            out.insert(id, reason);
+            out.insert(id, Equivalent { reason, exhaustive });
         }
     }
     Ok(out)
@@ -341,7 +372,9 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     // The random seeds did not kill it: the CVO domain sweep, every BF16
     // input through every CVO function (a datapath mutant that moves one
     // last bit for a few inputs survives random programs).
-    for (n, case) in cvo_sweep::cases(&ideal).into_iter().enumerate() {
+    let sweep = cvo_sweep::cases(&ideal);
+    let sweep_cases = sweep.len() as u64;
+    for (n, case) in sweep.into_iter().enumerate() {
         match judge(&case, &mut *reference, &mut dut) {
             Judged::Passed { instructions: n } => instructions += n,
             Judged::Killed {
@@ -363,9 +396,18 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             }
         }
     }
+    let stalled = (options.first_seed..options.first_seed + options.seeds)
+        .filter(|seed| seed % 2 == 0)
+        .count() as u64;
     Verdict::Survived {
         seeds: options.seeds,
         instructions,
+        battery: Battery {
+            random: options.seeds - stalled,
+            stalled,
+            steered: suite.len() as u64,
+            cvo_sweep: sweep_cases,
+        },
     }
 }
 
@@ -672,6 +714,7 @@ impl MutantRecord {
             result: r.verdict.shortened(),
             equivalent: r.equivalent.clone(),
             build_seconds: r.build_seconds,
+            evidence: None,
         }
     }
 }
@@ -720,6 +763,24 @@ mod tests {
             .unwrap_err()
             .contains("`huge`"));
         std::fs::write(&list, "a.sv:2:1:operator-swap tiny # no @\n").unwrap();
+        assert!(read_equivalents(&list, "tiny").is_err());
+        std::fs::write(
+            &list,
+            "a.sv:1:1:operator-swap exhaustive # swept\n\
+             a.sv:2:1:operator-swap @small exhaustive # swept there\n\
+             a.sv:3:1:operator-swap # programs\n",
+        )
+        .unwrap();
+        let tiny = read_equivalents(&list, "tiny").unwrap();
+        assert!(tiny["a.sv:1:1:operator-swap"].exhaustive);
+        assert!(!tiny["a.sv:3:1:operator-swap"].exhaustive);
+        assert!(!tiny.contains_key("a.sv:2:1:operator-swap"));
+        assert!(read_equivalents(&list, "small").unwrap()["a.sv:2:1:operator-swap"].exhaustive);
+        std::fs::write(
+            &list,
+            "a.sv:1:1:operator-swap exhaustive exhaustive # twice\n",
+        )
+        .unwrap();
         assert!(read_equivalents(&list, "tiny").is_err());
         std::fs::remove_dir_all(&dir).ok();
     }
