@@ -26,6 +26,18 @@ fn options(root: &Path, work: &Path) -> MutateOptions {
     }
 }
 
+/// The standard output of a run of the binary that must have succeeded
+/// (its output and errors in the panic message when it did not).
+fn succeeded(o: std::process::Output) -> String {
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    text
+}
+
 /// What must agree between the two builds of one mutant.
 fn essence(v: &Verdict) -> String {
     match v {
@@ -350,12 +362,7 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
         .args(["--json", json.to_str().unwrap()])
         .output()
         .expect("run pccx-cosim mutate");
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = succeeded(o);
     assert!(text.contains("made first by an assertion"), "{text}");
     let report: pccx_cosim::tools::mutants::MutateReport =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
@@ -478,12 +485,7 @@ fn an_equivalent_with_evidence_for_this_rtl_is_not_run_again_and_one_that_dies_l
             .args(extra)
             .output()
             .expect("run pccx-cosim mutate");
-        let text = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(
-            o.status.success(),
-            "{text}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let text = succeeded(o);
         (
             text,
             serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(),

@@ -258,11 +258,13 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         let evidence = Evidence::new(EvidenceSource::Recorded, battery, listed.exhaustive);
         evidence.sufficient.then_some(evidence)
     };
-    let (reused, to_run): (Vec<mutate::Mutant>, Vec<mutate::Mutant>) =
-        to_run.into_iter().partition(|m| recorded(m).is_some());
     let mut reused_records = Vec::new();
-    for m in &reused {
-        let evidence = recorded(m).expect("partitioned on it");
+    let mut still_to_run = Vec::new();
+    for m in to_run {
+        let Some(evidence) = recorded(&m) else {
+            still_to_run.push(m);
+            continue;
+        };
         let record = MutantRecord {
             id: m.id(),
             class: m.class.name().into(),
@@ -281,10 +283,11 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         }
         reused_records.push(record);
     }
-    if !reused.is_empty() {
+    let to_run = still_to_run;
+    if !reused_records.is_empty() {
         say!(
             "equivalents: {} listed ones have sufficient evidence recorded for this RTL in {} and are not run again",
-            reused.len(),
+            reused_records.len(),
             request.evidence_file.display()
         );
     }

@@ -451,6 +451,18 @@ impl Generator<'_> {
         .encode()
     }
 
+    /// A CVO's source and destination (start, words) as hazard partners.
+    fn remember_cvo(&mut self, src: (u64, u64), dst: (u64, u64)) {
+        for ((start, len), write) in [(src, false), (dst, true)] {
+            self.remember(Access {
+                mem: Mem::L2,
+                start,
+                len,
+                write,
+            });
+        }
+    }
+
     fn remember(&mut self, access: Access) {
         // Only accesses that lie in memory make good hazard partners.
         if access.len == 0 || access.start + access.len > self.size(access.mem) {
@@ -1009,12 +1021,7 @@ impl Generator<'_> {
             5 => 8 * self.rng.range(2, 4),
             _ => self.rng.range(1, 64),
         } as u16;
-        let words = u64::from(length).div_ceil(8);
-        let src_len = words + u64::from(func == CvoFunc::Scale);
-        let dst_len = match func {
-            CvoFunc::ReduceSum => u64::from(length != 0),
-            _ => words,
-        };
+        let (src_len, dst_len) = cvo_range_words(func, length);
         let own_len = if cvo_reads { src_len } else { dst_len };
         let (a, p_len) = partner;
         let l2 = self.size(Mem::L2);
@@ -1063,14 +1070,7 @@ impl Generator<'_> {
             (other, start)
         };
         let (src, dst) = (src.min(ADDR_MAX), dst.min(ADDR_MAX));
-        for (start, len, write) in [(src, src_len, false), (dst, dst_len, true)] {
-            self.remember(Access {
-                mem: Mem::L2,
-                start,
-                len,
-                write,
-            });
-        }
+        self.remember_cvo((src, src_len), (dst, dst_len));
         // No sub_emax: an e_max dependency would order it behind a
         // findemax GEMV whatever its footprint.
         let flags = self.rng.bits(5) as u8 & !layout::cvo::FLAG_SUB_EMAX;
@@ -1149,15 +1149,7 @@ impl Generator<'_> {
             _ => self.rng.range(1, 200),
         } as u16;
         let words = u64::from(length).div_ceil(8);
-        let src_len = if func == CvoFunc::Scale {
-            words + 1
-        } else {
-            words
-        };
-        let dst_len = match func {
-            CvoFunc::ReduceSum => u64::from(length != 0),
-            _ => words,
-        };
+        let (src_len, dst_len) = cvo_range_words(func, length);
         let src = if self.rng.percent(self.opt.range_err_pct) {
             self.edge_start(Mem::L2, src_len)
         } else {
@@ -1176,14 +1168,7 @@ impl Generator<'_> {
             _ => self.operand(Mem::L2, dst_len, true),
         }
         .min(ADDR_MAX);
-        for (start, len, write) in [(src, src_len, false), (dst, dst_len, true)] {
-            self.remember(Access {
-                mem: Mem::L2,
-                start,
-                len,
-                write,
-            });
-        }
+        self.remember_cvo((src, src_len), (dst, dst_len));
         Instr::Cvo(Cvo {
             func,
             src_addr: src as u32,
@@ -1225,6 +1210,19 @@ impl Generator<'_> {
 }
 
 /// A CVO word (`flags` as the raw 5-bit field).
+/// The words a CVO of `length` elements reads and writes
+/// (docs/semantics.md): ceil(length/8) each way, one more read for SCALE
+/// (its scale word), one word written by REDUCE_SUM (none for length 0).
+fn cvo_range_words(func: CvoFunc, length: u16) -> (u64, u64) {
+    let words = u64::from(length).div_ceil(8);
+    let src = words + u64::from(func == CvoFunc::Scale);
+    let dst = match func {
+        CvoFunc::ReduceSum => u64::from(length != 0),
+        _ => words,
+    };
+    (src, dst)
+}
+
 fn cvo_word(func: CvoFunc, src: u64, dst: u64, length: u16, flags: u8, async_: bool) -> u64 {
     Instr::Cvo(Cvo {
         func,

@@ -375,7 +375,6 @@ impl Builder {
         unreachable!("the last round returns")
     }
 
-    /// `-G` of the configuration's RTL parameters.
     /// A fingerprint of what a mutant's behaviour depends on besides its
     /// own change: hw/rtl's manifest and every file it lists,
     /// hw/verilator.f, the configuration's parameters and the toolchain;
@@ -395,6 +394,7 @@ impl Builder {
         Ok(key.hex())
     }
 
+    /// `-G` of the configuration's RTL parameters.
     fn params(&self) -> Vec<String> {
         self.config
             .rtl_params

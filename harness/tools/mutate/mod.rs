@@ -335,7 +335,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         instructions: &mut instructions,
     };
     let random = (options.first_seed..options.first_seed + options.seeds)
-        .map(|seed| TestCase::generate(seed, if seed % 2 == 0 { &stalled } else { &ideal }));
+        .map(|seed| TestCase::generate(seed, if stalls(seed) { &stalled } else { &ideal }));
     if let Some(verdict) = on.run(random, 0, "") {
         return verdict;
     }
@@ -397,7 +397,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
         }
     }
     let stalled = (options.first_seed..options.first_seed + options.seeds)
-        .filter(|seed| seed % 2 == 0)
+        .filter(|&seed| stalls(seed))
         .count() as u64;
     Verdict::Survived {
         seeds: options.seeds,
@@ -409,6 +409,11 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             cvo_sweep: sweep_cases,
         },
     }
+}
+
+/// Whether a mutant's random seed runs under stalled I/O (every other one).
+fn stalls(seed: u64) -> bool {
+    seed.is_multiple_of(2)
 }
 
 /// The mutant and its reference, for running cases one after another
