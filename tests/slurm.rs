@@ -14,6 +14,30 @@ use support::{browser, cosim, curated_ids, read_json, s, scratch, text, without_
 
 const WAIT: [&str; 4] = ["--wait", "--poll", "1", "--wait-timeout"];
 
+/// The node tests/slurm_nodes.rs never loses. That file runs beside this one
+/// (scripts/test-tools.sh) and SIGKILLs another node with every task on it.
+/// A task lost with it is requeued and resumes from its journal, which is
+/// right on a cluster; a test whose outcome needs each shard to run in one
+/// process keeps its job on this node (the others run anywhere: pinning
+/// them all here queues them behind slurm_nodes's own task).
+const KEPT: &str = "pccx-node1";
+
+/// The sbatch option that keeps a job on [`KEPT`], when the cluster has it.
+fn on_kept_node() -> Vec<String> {
+    if cluster_has(KEPT) {
+        vec![format!("--sbatch-arg=--nodelist={KEPT}")]
+    } else {
+        Vec::new()
+    }
+}
+
+fn cluster_has(node: &str) -> bool {
+    Command::new("sinfo")
+        .args(["-h", "-N", "-o", "%N"])
+        .output()
+        .is_ok_and(|o| text(&o.stdout).lines().any(|l| l.trim() == node))
+}
+
 /// Fails at once, saying what to do, when no controller answers (rather
 /// than after every wait's deadline).
 fn require_cluster() {
@@ -256,8 +280,11 @@ fn a_task_killed_mid_run_is_resumed_and_every_seed_is_recorded_once() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The pattern names this run's directory: the other tests of this file
+    // run at the same time with shards of their own numbered 0/2.
+    let pattern = format!("--shard 0/2 --out {}/shard-0 ", s(&run));
     let killed = Command::new("pkill")
-        .args(["-KILL", "-f", "--", "--shard 0/2 --out"])
+        .args(["-KILL", "-f", "--", &pattern])
         .status()
         .unwrap();
     assert!(killed.success(), "no campaign process of shard 0 to kill");
@@ -302,7 +329,11 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
     let dir = scratch("failed");
     let run = dir.join("run");
     // The `panic` fault stops a campaign at its second seed with an
-    // infrastructure error (exit 2): each shard here has two seeds.
+    // infrastructure error (exit 2): each shard here has two seeds. A shard
+    // resumed in a fresh process would pass that seed, so no node is lost
+    // under it.
+    let pin = on_kept_node();
+    let pin: Vec<&str> = pin.iter().map(String::as_str).collect();
     let o = cosim(
         &[
             &[
@@ -323,6 +354,7 @@ fn a_shard_that_exits_with_an_error_shows_as_failed() {
             ][..],
             &WAIT,
             &["300"],
+            &pin[..],
         ]
         .concat(),
     );
