@@ -304,10 +304,10 @@ fn the_campaign_prints_and_writes_functional_coverage() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(j["format"], "pccx-cosim functional coverage");
     assert_eq!(j["cases"], 3);
-    assert_eq!(j["total"], 127);
-    assert_eq!(j["bins"].as_array().unwrap().len(), 127);
+    assert_eq!(j["total"], 137);
+    assert_eq!(j["bins"].as_array().unwrap().len(), 137);
     let holes = j["holes"].as_array().unwrap().len() as u64;
-    assert_eq!(j["hit"].as_u64().unwrap() + holes, 127);
+    assert_eq!(j["hit"].as_u64().unwrap() + holes, 137);
     assert_eq!(j["closed_after_cases"], serde_json::Value::Null);
     // Without the flag, no coverage line.
     let o = cosim(&["--seed", "1", "--config", "tiny", "--dut", "golden"]);

@@ -17,7 +17,12 @@
 //! time (issue 31) when the generator began its edge probes, table indices
 //! at the field's edges and more single-zero shapes: every program changed
 //! (a new program hash on every line); the ideal and stalled campaigns still
-//! end `ok` and every fault campaign still mismatches on both seeds.
+//! end `ok` and every fault campaign still mismatches on both seeds. A
+//! fifth time (issue 31) when CVOs at an L2 edge began to favour SCALE and
+//! REDUCE_SUM and to end one word past, and limit shapes and GEMM's
+//! K = K' = 0 grew more frequent: again every program hash changed; the
+//! ideal and stalled campaigns still end `ok` and all 44 fault lines still
+//! mismatch.
 //! Each line is one seed of one campaign, run through the binary as a user
 //! would: the program's hash (of `gen`'s text), the verdict, instructions
 //! and cycles, and for a mismatch its check, sequence number, cycle,

@@ -42,6 +42,13 @@ pub enum BinKey {
     /// A GEMV, GEMM or CVO that failed L2_RANGE because of the operand at
     /// this end.
     L2Range(Engine, End),
+    /// A CVO of this class that failed L2_RANGE because the operand at this
+    /// end ends exactly one word past L2: the edge each of the three range
+    /// formulas (SCALE's source has its scale word, REDUCE_SUM's
+    /// destination is one word) is off by one at.
+    CvoRangeEdge(CvoRangeClass, End),
+    /// A GEMV or GEMM that retired OK exactly at this buffer limit.
+    AtLimit(Engine, MatLimit),
     /// An instruction of this engine that retired OK.
     Ok(Engine),
     /// A hazard of this kind on this resource between an instruction and
@@ -70,6 +77,8 @@ impl BinKey {
             | BinKey::Shape(..)
             | BinKey::MemcpyRange { .. }
             | BinKey::L2Range(..)
+            | BinKey::CvoRangeEdge(..)
+            | BinKey::AtLimit(..)
             | BinKey::Ok(_) => Group::Errors,
             BinKey::Hazard(..) | BinKey::BarrierWaits(_) | BinKey::BehindBarrier(_) => {
                 Group::Hazards
@@ -113,6 +122,12 @@ impl BinKey {
             BinKey::L2Range(engine, end) => {
                 format!("L2_RANGE {} {}", mnemonic(engine), end.name())
             }
+            BinKey::CvoRangeEdge(class, end) => {
+                format!("L2_RANGE cvo {} {} one past", class.name(), end.name())
+            }
+            BinKey::AtLimit(engine, limit) => {
+                format!("OK {} at {} limit", mnemonic(engine), limit.name())
+            }
             BinKey::Ok(engine) => format!("OK {}", mnemonic(engine)),
             BinKey::Hazard(kind, resource) => format!("{} {}", kind.name(), resource.name()),
             BinKey::BarrierWaits(engine) => format!("barrier {} waits for older", mnemonic(engine)),
@@ -130,13 +145,16 @@ impl BinKey {
             BinKey::MatFlags { engine, .. }
             | BinKey::Shape(engine, _)
             | BinKey::L2Range(engine, _)
+            | BinKey::AtLimit(engine, _)
             | BinKey::Ok(engine)
             | BinKey::BarrierWaits(engine)
             | BinKey::BehindBarrier(engine)
             | BinKey::FifoFull(engine) => Some(engine),
             BinKey::MemcpyMode { .. } | BinKey::MemcpyRange { .. } => Some(Engine::Mem),
             BinKey::MemsetTable(_) => Some(Engine::Memset),
-            BinKey::CvoFlag(..) | BinKey::CvoShape(_) => Some(Engine::Cvo),
+            BinKey::CvoFlag(..) | BinKey::CvoShape(_) | BinKey::CvoRangeEdge(..) => {
+                Some(Engine::Cvo)
+            }
             BinKey::Route(route) => Some(route.engine()),
             BinKey::Illegal(reason) => reason.engine(),
             BinKey::Hazard(..) => None,
@@ -382,6 +400,59 @@ impl End {
         match self {
             End::Src => "src",
             End::Dest => "dest",
+        }
+    }
+}
+
+/// The CVO functions by their range formulas: SCALE reads a scale word
+/// before its vector, REDUCE_SUM writes one word, the others read and write
+/// the vector's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CvoRangeClass {
+    Scale,
+    ReduceSum,
+    Other,
+}
+
+impl CvoRangeClass {
+    pub const ALL: [CvoRangeClass; 3] = [
+        CvoRangeClass::Scale,
+        CvoRangeClass::ReduceSum,
+        CvoRangeClass::Other,
+    ];
+
+    pub fn of(func: CvoFunc) -> CvoRangeClass {
+        match func {
+            CvoFunc::Scale => CvoRangeClass::Scale,
+            CvoFunc::ReduceSum => CvoRangeClass::ReduceSum,
+            _ => CvoRangeClass::Other,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CvoRangeClass::Scale => "scale",
+            CvoRangeClass::ReduceSum => "reduce_sum",
+            CvoRangeClass::Other => "other",
+        }
+    }
+}
+
+/// The two buffer limits of the SHAPE check: activation words against L1,
+/// output words against the accumulators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatLimit {
+    L1,
+    Acc,
+}
+
+impl MatLimit {
+    pub const ALL: [MatLimit; 2] = [MatLimit::L1, MatLimit::Acc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MatLimit::L1 => "l1",
+            MatLimit::Acc => "acc",
         }
     }
 }

@@ -22,8 +22,8 @@ mod probe;
 pub mod rtl;
 
 pub use key::{
-    direction, BinKey, CvoFlag, CvoShape, End, HazardKind, Illegal, Resource, Route, ShapeReason,
-    MEMCPY_ROUTES,
+    direction, BinKey, CvoFlag, CvoRangeClass, CvoShape, End, HazardKind, Illegal, MatLimit,
+    Resource, Route, ShapeReason, MEMCPY_ROUTES,
 };
 pub use probe::Probe;
 
@@ -181,6 +181,16 @@ fn build_catalogue() -> Vec<Bin> {
         BinKey::L2Range(Engine::Cvo, End::Dest),
     ] {
         add(key, None);
+    }
+    for class in CvoRangeClass::ALL {
+        for end in [End::Src, End::Dest] {
+            add(BinKey::CvoRangeEdge(class, end), None);
+        }
+    }
+    for engine in [Engine::Gemv, Engine::Gemm] {
+        for limit in MatLimit::ALL {
+            add(BinKey::AtLimit(engine, limit), None);
+        }
     }
     for engine in Engine::ALL {
         add(BinKey::Ok(engine), None);
@@ -626,7 +636,7 @@ mod tests {
         // 16 GEMV/GEMM, 6 MEMCPY, 2 MEMSET, 33 CVO flags + 5 CVO shapes.
         let flags = bins.iter().filter(|b| b.group == Group::Flags).count();
         assert_eq!(flags, 16 + 6 + 2 + 8 * 4 + 1 + 5);
-        assert_eq!(bins.len(), 127, "docs/coverage.md counts 127 bins");
+        assert_eq!(bins.len(), 137, "docs/coverage.md counts 137 bins");
     }
 
     /// Names are what files and reports hold: one of each kind of key,

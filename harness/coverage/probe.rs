@@ -8,7 +8,8 @@
 //! exactly what the bare reference would report.
 
 use super::{
-    BinKey, Coverage, CvoFlag, CvoShape, End, HazardKind, Illegal, Resource, Route, ShapeReason,
+    BinKey, Coverage, CvoFlag, CvoRangeClass, CvoShape, End, HazardKind, Illegal, MatLimit,
+    Resource, Route, ShapeReason,
 };
 use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_ACC_WORDS, MAT_L1_WORDS};
 use pccx_golden::footprint::{footprint, Footprint, Range};
@@ -159,6 +160,11 @@ fn sample_instr(
         Instr::Gemv(m) | Instr::Gemm(m) => {
             let gemv = matches!(instr, Instr::Gemv(_));
             let engine = Engine::of_instr(instr);
+            let mat = if gemv {
+                MatEngine::Gemv
+            } else {
+                MatEngine::Gemm
+            };
             match code {
                 ErrorCode::Ok => {
                     c.hit(BinKey::MatFlags {
@@ -177,14 +183,17 @@ fn sample_instr(
                         c.hit(BinKey::Route(result));
                     }
                     c.hit(BinKey::Ok(engine));
+                    if let Ok(shape) = check_shape(mat, m, tables) {
+                        if shape.act_words() == MAT_L1_WORDS {
+                            c.hit(BinKey::AtLimit(engine, MatLimit::L1));
+                        }
+                        if shape.out_words() == MAT_ACC_WORDS {
+                            c.hit(BinKey::AtLimit(engine, MatLimit::Acc));
+                        }
+                    }
                 }
                 ErrorCode::Shape => c.hit(BinKey::Shape(engine, shape_reason(gemv, m, tables))),
                 ErrorCode::L2Range => {
-                    let mat = if gemv {
-                        MatEngine::Gemv
-                    } else {
-                        MatEngine::Gemm
-                    };
                     // A range error means the shape passed.
                     if let Ok(shape) = check_shape(mat, m, tables) {
                         let src_end = u64::from(m.src_addr) + shape.act_words();
@@ -283,6 +292,18 @@ fn sample_instr(
                     End::Dest
                 };
                 c.hit(BinKey::L2Range(Engine::Cvo, end));
+                let dst_words = if v.func == CvoFunc::ReduceSum {
+                    1
+                } else {
+                    words
+                };
+                let failing_end = match end {
+                    End::Src => src_end,
+                    End::Dest => u64::from(v.dst_addr) + dst_words,
+                };
+                if failing_end == l2_words + 1 {
+                    c.hit(BinKey::CvoRangeEdge(CvoRangeClass::of(v.func), end));
+                }
             }
         }
     }

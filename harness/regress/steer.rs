@@ -25,11 +25,14 @@
 //! by backdoor before their program, and an eighth run with stalled I/O
 //! (unless the campaign fixed a timing mode), checked for order.
 
-use crate::coverage::{catalogue, BinKey, CvoFlag, End, Group, HazardKind, Resource, ShapeReason};
+use crate::coverage::{
+    catalogue, BinKey, CvoFlag, CvoRangeClass, End, Group, HazardKind, MatLimit, Resource,
+    ShapeReason,
+};
 use crate::stimulus::mutate::{self, Mutation};
 use crate::stimulus::{GenOptions, OpWeights, Rng, TestCase};
 use pccx_golden::asm::{Item, Program};
-use pccx_golden::isa::{self, Decoded, Instr, MemRoute};
+use pccx_golden::isa::{self, CvoFunc, Decoded, Instr, MemRoute};
 use pccx_golden::model::ShapeTable;
 use pccx_golden::Engine;
 use std::collections::{BTreeMap, HashSet};
@@ -266,7 +269,7 @@ impl Steer {
                 };
                 let part = TestCase::generate(rng.next_u64(), &gen).program;
                 program.items.extend(match pinned {
-                    Some(bin) => pin_segment(*bin, part.items, self.gen.fifo_depth),
+                    Some(bin) => pin_segment(*bin, part.items, &self.gen),
                     None => part.items,
                 });
             }
@@ -452,6 +455,10 @@ enum Aim {
     TableHazard,
     /// A MEMCPY followed by one on the same host words.
     HostHazard(HazardKind),
+    /// The first two MAT ops of the engine preceded by MEMSETs of the
+    /// entries they read, with a legal shape exactly at the limit, their
+    /// operands moved inside L2.
+    AtLimit(Engine, MatLimit),
 }
 
 /// How [`pin_segment`] aims a segment at the bin with `key`; `None` for a
@@ -463,8 +470,10 @@ fn aim(key: BinKey) -> Option<Aim> {
         | BinKey::MemsetTable(_)
         | BinKey::CvoFlag(..)
         | BinKey::MemcpyRange { .. }
-        | BinKey::L2Range(..) => Some(Aim::Fields),
+        | BinKey::L2Range(..)
+        | BinKey::CvoRangeEdge(..) => Some(Aim::Fields),
         BinKey::Shape(engine, reason) => Some(Aim::Shape(engine, reason)),
+        BinKey::AtLimit(engine, limit) => Some(Aim::AtLimit(engine, limit)),
         BinKey::FifoFull(engine) => Some(Aim::Flood(engine)),
         BinKey::Hazard(HazardKind::War | HazardKind::Waw, Resource::Table) => {
             Some(Aim::TableHazard)
@@ -486,18 +495,26 @@ fn pins(hole: usize) -> bool {
 }
 
 /// A segment made to hit bin `bin` as [`aim`] says.
-fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
+fn pin_segment(bin: usize, items: Vec<Item>, gen: &GenOptions) -> Vec<Item> {
     let key = catalogue()[bin].key;
     match aim(key) {
         Some(Aim::Fields) => items
             .into_iter()
             .map(|item| match item {
-                Item::Instr(word) => Item::Instr(pin(key, word)),
+                Item::Instr(word) => Item::Instr(pin(key, word, gen.l2_words)),
                 item => item,
             })
             .collect(),
-        Some(Aim::Shape(engine, reason)) => fail_shape(engine, reason, items),
-        Some(Aim::Flood(engine)) => fifo_flood(engine, items, fifo_depth),
+        Some(Aim::Shape(engine, reason)) => {
+            shape_two(engine, items, |_| failing_shape(engine, reason), |_| {})
+        }
+        Some(Aim::AtLimit(engine, limit)) => shape_two(
+            engine,
+            items,
+            |op| limit_shape(engine, limit, op),
+            |op| fit_in_l2(op, limit_shape(engine, limit, op), gen.l2_words),
+        ),
+        Some(Aim::Flood(engine)) => fifo_flood(engine, items, gen.fifo_depth),
         Some(Aim::TableHazard) => table_hazard(items),
         Some(Aim::HostHazard(kind)) => host_hazard(kind, items),
         None => items,
@@ -505,10 +522,14 @@ fn pin_segment(bin: usize, items: Vec<Item>, fifo_depth: u32) -> Vec<Item> {
 }
 
 /// A segment whose first two MAT ops of `engine` are preceded by MEMSETs of
-/// the entries they read, with shapes that fail the SHAPE check for
-/// `reason` first.
-fn fail_shape(engine: Engine, reason: ShapeReason, items: Vec<Item>) -> Vec<Item> {
-    let [m, k, k2, n] = failing_shape(engine, reason);
+/// the entries they read, holding the shape `shape` gives for the op
+/// ([M, K, K', N]); `adjust` then changes the op itself.
+fn shape_two(
+    engine: Engine,
+    items: Vec<Item>,
+    shape: impl Fn(&isa::MatOp) -> [u16; 4],
+    adjust: impl Fn(&mut isa::MatOp),
+) -> Vec<Item> {
     let memset = |table, index, a, b| {
         Item::Instr(
             Instr::Memset(isa::Memset {
@@ -526,12 +547,19 @@ fn fail_shape(engine: Engine, reason: ShapeReason, items: Vec<Item>) -> Vec<Item
     let mut pinned = 0;
     for item in items {
         if let (Item::Instr(word), true) = (item, pinned < 2) {
-            if let Decoded::Legal(instr @ (Instr::Gemv(mat) | Instr::Gemm(mat))) = isa::decode(word)
+            if let Decoded::Legal(mut instr @ (Instr::Gemv(_) | Instr::Gemm(_))) = isa::decode(word)
             {
                 if Engine::of_instr(&instr) == engine {
+                    let (Instr::Gemv(mat) | Instr::Gemm(mat)) = &mut instr else {
+                        unreachable!("matched as a MAT op above")
+                    };
+                    let [m, k, k2, n] = shape(mat);
                     out.push(memset(ShapeTable::Fmap, mat.shape_ptr_addr, m, k));
                     out.push(memset(ShapeTable::Weight, mat.size_ptr_addr, k2, n));
+                    adjust(mat);
+                    out.push(Item::Instr(instr.encode()));
                     pinned += 1;
+                    continue;
                 }
             }
         }
@@ -643,12 +671,54 @@ fn failing_shape(engine: Engine, reason: ShapeReason) -> [u16; 4] {
     }
 }
 
+/// A legal shape (M, K, K', N) for a MAT op of `engine` exactly at
+/// `limit`: M * ceil(K/16) = 2048 for L1, M * ceil(N/8) = 512 for the
+/// accumulators. The op's own address bits pick one of a few such shapes,
+/// with K and N anywhere in the last word, so that steered programs vary.
+fn limit_shape(engine: Engine, limit: MatLimit, op: &isa::MatOp) -> [u16; 4] {
+    use pccx_golden::exec::mat::{MAT_ACC_WORDS, MAT_L1_WORDS};
+    let pick = op.src_addr ^ op.dest_reg.rotate_left(3);
+    // A dimension whose last packing word is `words`: `words * per` minus
+    // up to `per - 1`.
+    let top = |words: u64, per: u64| (words * per - u64::from(pick) % per) as u16;
+    let small = |max: u32| (1 + pick % max) as u16;
+    let (m, k, n) = match (engine, limit) {
+        // GEMV: M = 1, the long K (about 131,000 cycles on one lane) or
+        // the wide N.
+        (Engine::Gemv, MatLimit::L1) => (1, top(MAT_L1_WORDS, 16), small(8)),
+        (Engine::Gemv, _) => (1, small(16), top(MAT_ACC_WORDS, 8)),
+        // GEMM: both limits at once (512 rows of one word each way), or one
+        // limit with a few rows of many words.
+        (_, MatLimit::L1) => match pick % 3 {
+            0 => (512, top(MAT_L1_WORDS / 512, 16), small(8)),
+            1 => (128, top(MAT_L1_WORDS / 128, 16), small(8)),
+            _ => (256, top(MAT_L1_WORDS / 256, 16), small(16)),
+        },
+        (_, MatLimit::Acc) => match pick % 3 {
+            0 => (512, small(16), top(MAT_ACC_WORDS / 512, 8)),
+            1 => (64, small(16), top(MAT_ACC_WORDS / 64, 8)),
+            _ => (2, small(8), top(MAT_ACC_WORDS / 2, 8)),
+        },
+    };
+    [m, k, k, n]
+}
+
+/// Moves `op`'s source and destination inside an L2 of `l2_words` for the
+/// shape [M, K, K', N], where they lie past it (an op at a limit is about
+/// the limit, not a range error).
+fn fit_in_l2(op: &mut isa::MatOp, [m, k, _, n]: [u16; 4], l2_words: u32) {
+    let (m, k, n) = (u32::from(m), u32::from(k), u32::from(n));
+    let (in_words, out_words) = (m * k.div_ceil(16), m * n.div_ceil(8));
+    op.src_addr = op.src_addr.min(l2_words - in_words);
+    op.dest_reg = op.dest_reg.min(l2_words - out_words);
+}
+
 /// `word` with the fields of the bin with `key`, if it is a legal
 /// instruction the bin is about ([`pin_fields`]); anything else as it is.
-fn pin(key: BinKey, word: u64) -> u64 {
+fn pin(key: BinKey, word: u64, l2_words: u32) -> u64 {
     match isa::decode(word) {
         Decoded::Legal(mut instr) => {
-            pin_fields(key, &mut instr);
+            pin_fields(key, &mut instr, l2_words);
             instr.encode()
         }
         _ => word,
@@ -659,9 +729,10 @@ fn pin(key: BinKey, word: u64) -> u64 {
 /// bin's engine (a MEMCPY only along the bin's route): a GEMV's or GEMM's
 /// three flags, a MEMCPY's `async`, a MEMSET's table, a CVO's function and
 /// the flag or `async` the bin names, or the operand a range error is
-/// about, at the last address the 17-bit field holds. Anything else is left
-/// as it is.
-fn pin_fields(key: BinKey, instr: &mut Instr) {
+/// about, at the last address the 17-bit field holds (for a CVO's range
+/// edge: ending one word past L2, the other operand inside it). Anything
+/// else is left as it is.
+fn pin_fields(key: BinKey, instr: &mut Instr, l2_words: u32) {
     use pccx_golden::isa::layout::{cvo as cvo_bits, mat as mat_bits};
     // The last address the 17-bit field holds: past L2 on every
     // configuration, and past host memory for any copy of two words or
@@ -714,6 +785,9 @@ fn pin_fields(key: BinKey, instr: &mut Instr) {
             End::Src => c.src_addr = PAST_THE_END,
             End::Dest => c.dst_addr = PAST_THE_END,
         },
+        (BinKey::CvoRangeEdge(class, end), Instr::Cvo(c)) => {
+            cvo_range_edge(c, class, end, l2_words)
+        }
         (BinKey::MemsetTable(table), Instr::Memset(m)) => m.dest_cache = table,
         (BinKey::CvoFlag(func, flag), Instr::Cvo(c)) => {
             c.func = func;
@@ -726,6 +800,39 @@ fn pin_fields(key: BinKey, instr: &mut Instr) {
             }
         }
         _ => {}
+    }
+}
+
+/// Makes `c` a CVO of `class` whose operand at `end` ends exactly one word
+/// past an L2 of `l2_words` and whose other operand lies inside it. Its
+/// vector is longer than one word, so that the operand starts inside L2
+/// too: a check that forgot a word of the range would then pass it.
+fn cvo_range_edge(c: &mut isa::Cvo, class: CvoRangeClass, end: End, l2_words: u32) {
+    if CvoRangeClass::of(c.func) != class {
+        c.func = match class {
+            CvoRangeClass::Scale => CvoFunc::Scale,
+            CvoRangeClass::ReduceSum => CvoFunc::ReduceSum,
+            CvoRangeClass::Other => CvoFunc::Exp,
+        };
+    }
+    let max_words = (l2_words / 2).min(u32::from(u16::MAX) / 8);
+    let words = (u32::from(c.length).div_ceil(8)).clamp(2, max_words);
+    c.length = (words * 8 - u32::from(c.length) % 8) as u16;
+    let src_words = words + u32::from(class == CvoRangeClass::Scale);
+    let dst_words = if class == CvoRangeClass::ReduceSum {
+        1
+    } else {
+        words
+    };
+    match end {
+        End::Src => {
+            c.src_addr = l2_words + 1 - src_words;
+            c.dst_addr = c.dst_addr.min(l2_words - dst_words);
+        }
+        End::Dest => {
+            c.dst_addr = l2_words + 1 - dst_words;
+            c.src_addr = c.src_addr.min(l2_words - src_words);
+        }
     }
 }
 
@@ -756,7 +863,10 @@ fn profile_for(base: &GenOptions, hole: usize) -> GenOptions {
             match key {
                 BinKey::Illegal(_) => g.illegal_pct = 50,
                 BinKey::Shape(..) => g.mat_shape_err_pct = 100,
-                BinKey::MemcpyRange { .. } | BinKey::L2Range(..) => g.range_err_pct = 100,
+                BinKey::MemcpyRange { .. } | BinKey::L2Range(..) | BinKey::CvoRangeEdge(..) => {
+                    g.range_err_pct = 100
+                }
+                BinKey::AtLimit(..) => g.mat_limit_pct = 50,
                 _ => {}
             }
         }
@@ -883,7 +993,7 @@ mod tests {
                 continue;
             };
             let word = if engine == Engine::Gemv { gemv } else { gemm }.encode();
-            let items = pin_segment(i, vec![Item::Instr(word)], 2);
+            let items = pin_segment(i, vec![Item::Instr(word)], &gen());
             assert_eq!(items.len(), 3, "{}", bin.name);
             let mut probe = Probe::new(Golden::new(GoldenConfig { l2_words: 4096 }));
             probe.reset().unwrap();
@@ -925,6 +1035,16 @@ mod tests {
                 if reason.possible(engine) {
                     wanted.push((BinKey::Shape(engine, reason), Aim::Shape(engine, reason)));
                 }
+            }
+        }
+        for engine in [Engine::Gemv, Engine::Gemm] {
+            for limit in MatLimit::ALL {
+                wanted.push((BinKey::AtLimit(engine, limit), Aim::AtLimit(engine, limit)));
+            }
+        }
+        for class in CvoRangeClass::ALL {
+            for end in [End::Src, End::Dest] {
+                wanted.push((BinKey::CvoRangeEdge(class, end), Aim::Fields));
             }
         }
         for (key, how) in wanted {
@@ -975,7 +1095,7 @@ mod tests {
             let reached = (1..=8u64).any(|seed| {
                 let profile = profile_for(&base, i);
                 let program = TestCase::generate(seed, &profile).program;
-                let items = pin_segment(i, program.items, base.fifo_depth);
+                let items = pin_segment(i, program.items, &base);
                 let case = TestCase::directed(seed, &base, Program { items });
                 let mut probe = Probe::new(models::reference_golden(&config));
                 let mut other = models::open_reference(&config);

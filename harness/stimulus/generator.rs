@@ -663,8 +663,8 @@ impl Generator<'_> {
             // M = 1: K fills L1 (32753..=32768), or N fills the
             // accumulators (4089..=4096). The long K is the expensive one
             // (4 cycles a beat on one lane: about 131,000 cycles), so it is
-            // the rare one.
-            return if self.rng.percent(12) {
+            // the rarer one.
+            return if self.rng.percent(30) {
                 let k = top(&mut self.rng, MAT_L1_WORDS, 16);
                 (1, k as u16, self.rng.range(1, 8) as u16)
             } else {
@@ -735,13 +735,16 @@ impl Generator<'_> {
                 d[2] = d[1];
                 // K with K' still equal (the zero check alone refuses it), K
                 // alone (the K mismatch refuses it too), N, or M (GEMM only).
+                // GEMM's K = K' = 0 three times in eight: its zero M shares
+                // the draws, and the bin was a campaign's last to close.
+                let (kk, k_alone, n) = if gemv { (2, 3, 5) } else { (3, 4, 6) };
                 match self.rng.below(if gemv { 5 } else { 8 }) {
-                    0 | 1 => {
+                    r if r < kk => {
                         d[1] = 0;
                         d[2] = 0;
                     }
-                    2 => d[1] = 0,
-                    3 | 4 => d[3] = 0,
+                    r if r < k_alone => d[1] = 0,
+                    r if r < n => d[3] = 0,
                     _ => d[0] = 0,
                 }
                 ((d[0], d[1]), (d[2], d[3]))
@@ -1086,7 +1089,11 @@ impl Generator<'_> {
             2 | 3 => (false, true),
             _ => (true, true),
         };
-        let src = if src_edge {
+        let src = if src_edge && self.rng.percent(50) && src_len <= self.size(Mem::L2) {
+            // Ending one word past L2, the edge a range check is off by one
+            // at (edge_start draws it one time in three).
+            self.size(Mem::L2) + 1 - src_len
+        } else if src_edge {
             self.edge_start(Mem::L2, src_len)
         } else {
             self.operand(Mem::L2, src_len, false)
@@ -1141,7 +1148,17 @@ impl Generator<'_> {
     /// directions of docs/cvo.md's overlap rule); some end at or past the
     /// end of L2 (REDUCE_SUM's single word also exactly at it).
     fn cvo(&mut self) -> u64 {
-        let func = *self.rng.pick(&CvoFunc::ALL);
+        let src_edge = self.rng.percent(self.opt.range_err_pct);
+        let dst_kind = self.rng.below(10);
+        // At an edge, two times in three a function with a range of its
+        // own: SCALE's source has its scale word, REDUCE_SUM's destination
+        // is one word; a range check off by that word shows only on them
+        // (two functions of eight would seldom be there otherwise).
+        let func = if (src_edge || dst_kind == 3) && self.rng.percent(67) {
+            *self.rng.pick(&[CvoFunc::Scale, CvoFunc::ReduceSum])
+        } else {
+            *self.rng.pick(&CvoFunc::ALL)
+        };
         let length = match self.rng.below(8) {
             0 => 0,
             1 => self.rng.range(1, 7),
@@ -1150,14 +1167,18 @@ impl Generator<'_> {
         } as u16;
         let words = u64::from(length).div_ceil(8);
         let (src_len, dst_len) = cvo_range_words(func, length);
-        let src = if self.rng.percent(self.opt.range_err_pct) {
+        let src = if src_edge && self.rng.percent(50) && src_len <= self.size(Mem::L2) {
+            // Ending one word past L2, the edge a range check is off by one
+            // at (edge_start draws it one time in three).
+            self.size(Mem::L2) + 1 - src_len
+        } else if src_edge {
             self.edge_start(Mem::L2, src_len)
         } else {
             self.operand(Mem::L2, src_len, false)
         }
         .min(ADDR_MAX);
         let vector = src + u64::from(func == CvoFunc::Scale);
-        let dst = match self.rng.below(10) {
+        let dst = match dst_kind {
             0 => vector,                                      // in place
             1 => vector + self.rng.range(1, words.max(1)),    // shifted up: descending
             2 => vector.saturating_sub(self.rng.range(1, 3)), // shifted down: ascending

@@ -212,7 +212,7 @@ impl GenOptions {
             clear_err_pct: 4,
             bad_reg_write_pct: 1,
             mat_shape_err_pct: 15,
-            mat_limit_pct: 3,
+            mat_limit_pct: 5,
             mat_chain_pct: 25,
             mat_prefix_pct: 15,
             entry_edge_pct: 18,
