@@ -75,8 +75,9 @@ fn holes_text(c: &Coverage) -> String {
         .join("\n")
 }
 
-// Seeds 1..=49 close every bin on tiny and on kv260 (docs/coverage.md);
-// 100 leaves room for a small change of the generator.
+// Seeds 1..=90 close every bin on tiny and on kv260 (docs/coverage.md);
+// (88 and 89 since the range-edge and limit bins): 100 leaves little room,
+// and a generator change that needs more should say why here.
 #[test]
 fn a_default_campaign_hits_every_bin_on_tiny() {
     let c = campaign("tiny", 1, 100);
