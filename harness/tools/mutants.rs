@@ -185,6 +185,17 @@ pub struct MutantRecord {
 }
 
 impl MutantRecord {
+    /// Listed as equivalent and neither killed nor refused by Verilator: a
+    /// listed mutant that does not compile on this configuration counts as
+    /// not compiling there (nothing ran, so nothing is evidence for it).
+    pub fn counts_as_equivalent(&self) -> bool {
+        self.equivalent.is_some()
+            && matches!(
+                self.result,
+                Verdict::Survived { .. } | Verdict::TimedOut { .. }
+            )
+    }
+
     /// Neither killed nor listed as equivalent: a hole in the stimulus or
     /// the checks, or an equivalent mutant not yet listed.
     pub fn survives(&self) -> bool {
@@ -234,7 +245,7 @@ pub fn summarize<'a>(results: impl IntoIterator<Item = &'a MutantRecord>) -> Mut
     let mut instrs = Vec::new();
     for r in results {
         s.total += 1;
-        if r.equivalent.is_some() && !matches!(r.result, Verdict::Killed { .. }) {
+        if r.counts_as_equivalent() {
             s.equivalent += 1;
             continue;
         }

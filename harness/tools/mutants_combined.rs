@@ -54,7 +54,7 @@ fn rank(r: &MutantRecord) -> u8 {
 
 /// A record's verdict in words, `equivalent` for a listed, unkilled one.
 fn word(r: &MutantRecord) -> String {
-    if r.equivalent.is_some() && !matches!(r.result, Verdict::Killed { .. }) {
+    if r.counts_as_equivalent() {
         "equivalent".into()
     } else {
         r.result.name().into()
@@ -271,5 +271,31 @@ mod tests {
         assert!(combine(&[tiny, other])
             .unwrap_err()
             .contains("different mutants"));
+    }
+
+    /// A listed mutant that one configuration's Verilator refuses is not
+    /// compiling there, not equivalent (nothing ran): equivalent combined
+    /// when it is listed and survives where it compiles.
+    #[test]
+    fn a_listed_mutant_that_does_not_compile_counts_as_not_compiling_there() {
+        let refused = Verdict::NotCompiling {
+            stage: "verilator".into(),
+            message: "Size-changing cast to zero or negative size".into(),
+        };
+        let tiny = report(
+            "tiny",
+            vec![record("a.sv:1:1:operator-swap", refused, true)],
+        );
+        let small = report(
+            "small",
+            vec![record("a.sv:1:1:operator-swap", survived(), true)],
+        );
+        assert_eq!(tiny.summary["not_compiling"], 1);
+        assert_eq!(tiny.summary["equivalent"], 0);
+        assert_eq!(small.summary["equivalent"], 1);
+        let c = combine(&[tiny, small]).unwrap();
+        assert_eq!(c.summary["equivalent"], 1);
+        assert_eq!(c.summary["not_compiling"], 0);
+        assert_eq!(c.differing.len(), 1, "{:?}", c.differing);
     }
 }
