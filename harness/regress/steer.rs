@@ -709,8 +709,8 @@ fn limit_shape(engine: Engine, limit: MatLimit, op: &isa::MatOp) -> [u16; 4] {
 fn fit_in_l2(op: &mut isa::MatOp, [m, k, _, n]: [u16; 4], l2_words: u32) {
     let (m, k, n) = (u32::from(m), u32::from(k), u32::from(n));
     let (in_words, out_words) = (m * k.div_ceil(16), m * n.div_ceil(8));
-    op.src_addr = op.src_addr.min(l2_words - in_words);
-    op.dest_reg = op.dest_reg.min(l2_words - out_words);
+    op.src_addr = op.src_addr.min(l2_words.saturating_sub(in_words));
+    op.dest_reg = op.dest_reg.min(l2_words.saturating_sub(out_words));
 }
 
 /// `word` with the fields of the bin with `key`, if it is a legal
