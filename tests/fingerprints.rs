@@ -22,7 +22,9 @@
 //! REDUCE_SUM and to end one word past, and limit shapes and GEMM's
 //! K = K' = 0 grew more frequent: again every program hash changed; the
 //! ideal and stalled campaigns still end `ok` and all 44 fault lines still
-//! mismatch.
+//! mismatch. A sixth time (issue 31) when the stalling host began to issue
+//! one instruction in four with its two writes overlapping: the six
+//! `tiny-stall` lines changed, each only in its cycles.
 //! Each line is one seed of one campaign, run through the binary as a user
 //! would: the program's hash (of `gen`'s text), the verdict, instructions
 //! and cycles, and for a mismatch its check, sequence number, cycle,

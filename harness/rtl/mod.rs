@@ -619,6 +619,66 @@ impl RtlModel {
     }
 }
 
+/// The share of instructions a stalling host issues with the write of 0x04
+/// presented while the write of 0x00 still awaits its response.
+const OVERLAPPED_ISSUE_PCT: u32 = 25;
+
+impl RtlModel {
+    /// Issues `word` as a master with writes outstanding may (AXI-Lite
+    /// allows it): the write of 0x04 goes up, address and data, in the
+    /// cycle after the slave took the write of 0x00, before that write's
+    /// response, and stays up until the slave takes it. This slave takes
+    /// one write at a time, so the second waits; a slave that raised a
+    /// READY for a write it does not take would lose it (the write then
+    /// hangs, or its word is never latched).
+    fn issue_overlapped(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
+        use pccx_golden::model::reg;
+        self.instr_writes += 1;
+        let (lo, hi) = (word as u32, (word >> 32) as u32);
+        self.inputs.awvalid = 1;
+        self.inputs.wvalid = 1;
+        self.inputs.awaddr = reg::INSTR_LO as u16;
+        self.inputs.wdata = lo;
+        self.inputs.wstrb = 0xF;
+        self.inputs.bready = 1;
+        let what = format!("waiting for AXI-Lite to accept the write of {lo:#010x} to 0x0");
+        self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
+        self.inputs.awaddr = reg::INSTR_HI as u16;
+        self.inputs.wdata = hi;
+        let what = format!(
+            "waiting for AXI-Lite to accept the write of {hi:#010x} to 0x4, issued before the \
+             response to 0x0"
+        );
+        let mut lo_resp = None;
+        let (mut aw_left, mut w_left) = (true, true);
+        self.idle_since_progress = 0;
+        while aw_left || w_left {
+            self.tick();
+            if lo_resp.is_none() && self.outputs.bvalid != 0 {
+                lo_resp = Some(axi_resp(self.outputs.bresp));
+            }
+            aw_left &= self.outputs.awready == 0;
+            w_left &= self.outputs.wready == 0;
+            // A channel the slave took drops its VALID, as AXI requires.
+            self.inputs.awvalid = u8::from(aw_left);
+            self.inputs.wvalid = u8::from(w_left);
+            self.check_watchdog(&what)?;
+        }
+        let what = "waiting for the write responses to 0x0 and 0x4";
+        let lo_resp = match lo_resp {
+            Some(r) => r,
+            None => {
+                self.tick_until(what, |o| o.bvalid != 0)?;
+                axi_resp(self.outputs.bresp)
+            }
+        };
+        self.tick_until(what, |o| o.bvalid != 0)?;
+        let hi_resp = axi_resp(self.outputs.bresp);
+        self.inputs.bready = 0;
+        self.assertion_error().map_or(Ok((lo_resp, hi_resp)), Err)
+    }
+}
+
 impl Drop for RtlModel {
     fn drop(&mut self) {
         if let Some(destroy) = self.ops.destroy {
@@ -858,6 +918,22 @@ impl NpuModel for RtlModel {
             i.bd_emax_value = value;
         });
         Ok(())
+    }
+
+    /// Under stalled I/O, one instruction in four is issued with its two
+    /// writes overlapping (`issue_overlapped`); otherwise as two writes.
+    fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
+        use pccx_golden::model::reg;
+        if self
+            .write_skew
+            .as_mut()
+            .is_some_and(|rng| rng.percent(OVERLAPPED_ISSUE_PCT))
+        {
+            return self.issue_overlapped(word);
+        }
+        let lo = self.reg_write(reg::INSTR_LO, word as u32)?;
+        let hi = self.reg_write(reg::INSTR_HI, (word >> 32) as u32)?;
+        Ok((lo, hi))
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
