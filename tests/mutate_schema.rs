@@ -127,6 +127,30 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
         kills >= 5,
         "too few kills with a mismatch to compare: {results:#?}"
     );
+    // Built alone, a mutant is kept in the build cache under its own key
+    // (another mutant, another entry), its shared object only: the loop
+    // above built these, so these calls find them.
+    let compiling: Vec<_> = sample
+        .iter()
+        .filter_map(|m| builder.build(m).ok())
+        .collect();
+    assert!(compiling.len() >= 2, "{compiling:?}");
+    let entries: std::collections::BTreeSet<_> =
+        compiling.iter().map(|so| so.parent().unwrap()).collect();
+    assert_eq!(entries.len(), compiling.len(), "{compiling:?}");
+    for entry in entries {
+        let mut names: Vec<String> = std::fs::read_dir(entry)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["inputs.txt", "pccx_model_mutant.so"],
+            "{}",
+            entry.display()
+        );
+    }
 }
 
 #[test]

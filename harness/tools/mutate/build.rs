@@ -17,6 +17,13 @@ use super::Mutant;
 /// clash with the configurations linked into the binary).
 pub const MUTANT_CONFIG: &str = "mutant";
 
+/// The C++ opt level of a mutant built alone: its build costs far more than
+/// its campaign (docs/mutation.md), and most mutants die in the first seed.
+const MUTANT_OPT: &str = "-O0";
+
+/// The version of a mutant's build steps, part of its cache key.
+const MUTANT_RECIPE: &str = "mutant-1";
+
 /// After the shared -Wall: a mutant may warn, and still runs.
 const MUTANT_VERILATOR_ARGS: &[&str] = &["-Wno-fatal", "-Wno-lint", "-Wno-style"];
 
@@ -142,26 +149,74 @@ impl Builder {
             .map_err(|e| format!("cannot run Verilator: {e}"))
     }
 
-    /// Builds `mutant` into a shared object; on failure, the stage and the
-    /// tool's message.
+    /// Builds `mutant` into a shared object, or finds it in the build cache
+    /// (the same mutated sources, options and toolchain build the same
+    /// model: a second run of an unchanged RTL builds no mutant alone
+    /// again); on failure, the stage and the tool's message. A refused
+    /// mutant is not cached: it costs Verilator's front end alone.
     pub fn build(&self, mutant: &Mutant) -> Result<PathBuf, (&'static str, String)> {
         let dir = self.fresh_dir("m");
         self.write_sources(&[mutant], &dir)?;
+        let mut key = crate::rtl::recipe::Key::new(MUTANT_RECIPE);
+        key.add("mutant", mutant.id().as_bytes());
+        let rtl = dir.join("rtl");
+        for name in super::manifest_files(&rtl).map_err(|e| ("setup", e))? {
+            key.add_file(&format!("rtl/{name}"), &rtl.join(&name))
+                .map_err(|e| ("setup", e))?;
+        }
+        key.add_file("hw/verilator.f", &dir.join("verilator.f"))
+            .map_err(|e| ("setup", e))?;
+        for f in crate::rtl::recipe::shim_files(&self.root).map_err(|e| ("setup", e))? {
+            key.add_file(&f, &self.root.join(&f))
+                .map_err(|e| ("setup", e))?;
+        }
+        key.add("params", self.params().join(" ").as_bytes());
+        key.add("verilator args", MUTANT_VERILATOR_ARGS.join(" ").as_bytes());
+        for (label, value) in self.toolchain.identity(MUTANT_OPT) {
+            key.add(label, value.as_bytes());
+        }
+        let mut failure = None;
+        let so_name = format!("pccx_model_{MUTANT_CONFIG}.so");
+        let built = crate::rtl::recipe::get_or_build(
+            &dynamic::default_cache_dir(),
+            &format!("mutant-{}", self.config.name),
+            &key,
+            |entry| match self.build_into(&dir, entry) {
+                Ok(so) if so == entry.join(&so_name) => {
+                    // The shared object is all a run loads: the generated
+                    // C++ and the objects would be most of the entry.
+                    let _ = std::fs::remove_dir_all(entry.join("verilated"));
+                    let _ = std::fs::remove_dir_all(entry.join("obj"));
+                    Ok(())
+                }
+                Ok(so) => Err(format!("the build wrote {}, not {so_name}", so.display())),
+                Err(e) => {
+                    failure = Some(e);
+                    Err("the build failed".into())
+                }
+            },
+        );
+        match built {
+            Ok((entry, _)) => Ok(entry.join(so_name)),
+            Err(e) => Err(failure.unwrap_or(("setup", e))),
+        }
+    }
+
+    /// Verilates and compiles the sources written to `src` into `dir`.
+    fn build_into(&self, src: &Path, dir: &Path) -> Result<PathBuf, (&'static str, String)> {
         let model = SharedModel {
             name: MUTANT_CONFIG,
             config: &self.config,
-            options_file: &dir.join("verilator.f"),
+            options_file: &src.join("verilator.f"),
             shim_dir: &self.root.join("harness/rtl/shim"),
             verilator_args: MUTANT_VERILATOR_ARGS,
-            // -O0: a mutant's build costs far more than its campaign
-            // (docs/mutation.md), and most mutants die in the first seed.
-            opt: "-O0",
+            opt: MUTANT_OPT,
             // `mutate --jobs` already builds that many mutants at once.
             jobs: 1,
             defines: &[],
         };
         self.toolchain
-            .build_shared_object(&model, &dir, &self.runtime)
+            .build_shared_object(&model, dir, &self.runtime)
     }
 }
 
