@@ -53,6 +53,20 @@ pub struct Footprint {
     pub barrier: bool,
 }
 
+/// The L2 words a CVO of `length` elements reads and writes:
+/// ceil(length/8) each way, one more read for SCALE (the scalar at src,
+/// then the vector), one word written by REDUCE_SUM (its scalar result;
+/// none for an empty vector).
+pub fn cvo_range_words(func: CvoFunc, length: u16) -> (u64, u64) {
+    let words = u64::from(length).div_ceil(8);
+    let read = words + u64::from(func == CvoFunc::Scale);
+    let write = match func {
+        CvoFunc::ReduceSum => u64::from(length != 0),
+        _ => words,
+    };
+    (read, write)
+}
+
 /// The footprint of a legal instruction, with ranges from the current
 /// table contents.
 ///
@@ -98,16 +112,9 @@ pub fn footprint(instr: &Instr, tables: &Tables) -> Footprint {
             }
         }
         Instr::Cvo(c) => {
-            let len = u64::from(c.length);
-            let words = len.div_ceil(8);
-            let (src, dst) = (u64::from(c.src_addr), u64::from(c.dst_addr));
-            let (l2_read, l2_write) = match c.func {
-                // The scalar at src, then the vector.
-                CvoFunc::Scale => (Range::new(src, 1 + words), Range::new(dst, words)),
-                // One scalar result, none for an empty vector.
-                CvoFunc::ReduceSum => (Range::new(src, words), Range::new(dst, len.min(1))),
-                _ => (Range::new(src, words), Range::new(dst, words)),
-            };
+            let (read, write) = cvo_range_words(c.func, c.length);
+            let l2_read = Range::new(u64::from(c.src_addr), read);
+            let l2_write = Range::new(u64::from(c.dst_addr), write);
             Footprint {
                 l2_read,
                 l2_write,

@@ -12,7 +12,7 @@ use super::{
     Resource, Route, ShapeReason,
 };
 use pccx_golden::exec::mat::{check_shape, MatEngine, MAT_ACC_WORDS, MAT_L1_WORDS};
-use pccx_golden::footprint::{footprint, Footprint, Range};
+use pccx_golden::footprint::{cvo_range_words, footprint, Footprint, Range};
 use pccx_golden::golden::Golden;
 use pccx_golden::isa::{self, CvoFunc, Decoded, IllegalReason, Instr, MatOp, MemRoute};
 use pccx_golden::model::{
@@ -292,11 +292,7 @@ fn sample_instr(
                     End::Dest
                 };
                 c.hit(BinKey::L2Range(Engine::Cvo, end));
-                let dst_words = if v.func == CvoFunc::ReduceSum {
-                    1
-                } else {
-                    words
-                };
+                let (_, dst_words) = cvo_range_words(v.func, v.length);
                 let failing_end = match end {
                     End::Src => src_end,
                     End::Dest => u64::from(v.dst_addr) + dst_words,

@@ -32,6 +32,7 @@ use crate::coverage::{
 use crate::stimulus::mutate::{self, Mutation};
 use crate::stimulus::{GenOptions, OpWeights, Rng, TestCase};
 use pccx_golden::asm::{Item, Program};
+use pccx_golden::footprint::cvo_range_words;
 use pccx_golden::isa::{self, CvoFunc, Decoded, Instr, MemRoute};
 use pccx_golden::model::ShapeTable;
 use pccx_golden::Engine;
@@ -506,13 +507,13 @@ fn pin_segment(bin: usize, items: Vec<Item>, gen: &GenOptions) -> Vec<Item> {
             })
             .collect(),
         Some(Aim::Shape(engine, reason)) => {
-            shape_two(engine, items, |_| failing_shape(engine, reason), |_| {})
+            shape_two(engine, items, |_| failing_shape(engine, reason), |_, _| {})
         }
         Some(Aim::AtLimit(engine, limit)) => shape_two(
             engine,
             items,
             |op| limit_shape(engine, limit, op),
-            |op| fit_in_l2(op, limit_shape(engine, limit, op), gen.l2_words),
+            |op, shape| fit_in_l2(op, shape, gen.l2_words),
         ),
         Some(Aim::Flood(engine)) => fifo_flood(engine, items, gen.fifo_depth),
         Some(Aim::TableHazard) => table_hazard(items),
@@ -523,12 +524,12 @@ fn pin_segment(bin: usize, items: Vec<Item>, gen: &GenOptions) -> Vec<Item> {
 
 /// A segment whose first two MAT ops of `engine` are preceded by MEMSETs of
 /// the entries they read, holding the shape `shape` gives for the op
-/// ([M, K, K', N]); `adjust` then changes the op itself.
+/// ([M, K, K', N]); `adjust` then changes the op itself, given that shape.
 fn shape_two(
     engine: Engine,
     items: Vec<Item>,
     shape: impl Fn(&isa::MatOp) -> [u16; 4],
-    adjust: impl Fn(&mut isa::MatOp),
+    adjust: impl Fn(&mut isa::MatOp, [u16; 4]),
 ) -> Vec<Item> {
     let memset = |table, index, a, b| {
         Item::Instr(
@@ -553,10 +554,11 @@ fn shape_two(
                     let (Instr::Gemv(mat) | Instr::Gemm(mat)) = &mut instr else {
                         unreachable!("matched as a MAT op above")
                     };
-                    let [m, k, k2, n] = shape(mat);
+                    let dims = shape(mat);
+                    let [m, k, k2, n] = dims;
                     out.push(memset(ShapeTable::Fmap, mat.shape_ptr_addr, m, k));
                     out.push(memset(ShapeTable::Weight, mat.size_ptr_addr, k2, n));
-                    adjust(mat);
+                    adjust(mat, dims);
                     out.push(Item::Instr(instr.encode()));
                     pinned += 1;
                     continue;
@@ -818,12 +820,8 @@ fn cvo_range_edge(c: &mut isa::Cvo, class: CvoRangeClass, end: End, l2_words: u3
     let max_words = (l2_words / 2).min(u32::from(u16::MAX) / 8);
     let words = (u32::from(c.length).div_ceil(8)).clamp(2, max_words);
     c.length = (words * 8 - u32::from(c.length) % 8) as u16;
-    let src_words = words + u32::from(class == CvoRangeClass::Scale);
-    let dst_words = if class == CvoRangeClass::ReduceSum {
-        1
-    } else {
-        words
-    };
+    let (read, write) = cvo_range_words(c.func, c.length);
+    let (src_words, dst_words) = (read as u32, write as u32);
     match end {
         End::Src => {
             c.src_addr = l2_words + 1 - src_words;

@@ -9,6 +9,7 @@
 use super::{GenOptions, Rng};
 use pccx_golden::asm::{Item, Program};
 use pccx_golden::exec::mat::{MAT_ACC_WORDS, MAT_L1_WORDS};
+use pccx_golden::footprint::cvo_range_words;
 use pccx_golden::isa::layout::{self, Field};
 use pccx_golden::isa::{Cvo, CvoFunc, Instr, MatOp, Memcpy, Memset};
 use pccx_golden::model::{reg, ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
@@ -1231,19 +1232,6 @@ impl Generator<'_> {
 }
 
 /// A CVO word (`flags` as the raw 5-bit field).
-/// The words a CVO of `length` elements reads and writes
-/// (docs/semantics.md): ceil(length/8) each way, one more read for SCALE
-/// (its scale word), one word written by REDUCE_SUM (none for length 0).
-fn cvo_range_words(func: CvoFunc, length: u16) -> (u64, u64) {
-    let words = u64::from(length).div_ceil(8);
-    let src = words + u64::from(func == CvoFunc::Scale);
-    let dst = match func {
-        CvoFunc::ReduceSum => u64::from(length != 0),
-        _ => words,
-    };
-    (src, dst)
-}
-
 fn cvo_word(func: CvoFunc, src: u64, dst: u64, length: u16, flags: u8, async_: bool) -> u64 {
     Instr::Cvo(Cvo {
         func,
