@@ -8,7 +8,8 @@
 //! configurations) -> `stimulus` -> `rtl` -> `scoreboard`
 //! -> `env` (the model factory, faults) -> `coverage` -> `triage` (signatures,
 //! shrinking, repro files, waves) -> `regress` (campaigns, reports) ->
-//! `tools` (mutate, bench, CVO accuracy) -> `report` (the HTML page of a
+//! `tools` (mutate, bench, CVO accuracy) -> `workload` (a transformer block
+//! as programs, its driver and f64 reference) -> `report` (the HTML page of a
 //! run) -> `session` (a run from its typed request to its outcome: store,
 //! workers, outputs, exit decision) -> `cli` (the command line, one file
 //! per subcommand, parsing and dispatch only; `harness/main.rs` only calls
@@ -42,6 +43,7 @@ pub mod regress;
 pub mod report;
 pub mod tools;
 pub mod triage;
+pub mod workload;
 
 pub mod session;
 

@@ -18,6 +18,7 @@ const LAYERS: &[&str] = &[
     "triage",
     "regress",
     "tools",
+    "workload",
     "report",
     "session",
     "cli",

@@ -220,7 +220,7 @@ fn a_version_3_file_with_a_drawn_initial_state_is_refused_by_name() {
     let dir = out_dir("v3");
     let paths = campaign(&dir, Fault::by_name("retire-err").unwrap(), 7, 1, false);
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&paths[0]).unwrap()).unwrap();
-    assert_eq!(v["version"], 4);
+    assert_eq!(v["version"], 5);
     assert_eq!(v["gen_options"]["random_init"], true);
     v["version"] = 3.into();
     let e = Repro::from_json(&v).unwrap_err();

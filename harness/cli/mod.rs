@@ -29,6 +29,7 @@ mod replay;
 mod report;
 mod run;
 mod slurm;
+mod workload;
 
 #[derive(Parser)]
 #[command(
@@ -103,6 +104,12 @@ enum Command {
     /// Run a campaign as a Slurm job array (`slurm submit`), watch it and
     /// merge its shards (`slurm wait`), or cancel it (docs/scale-out.md).
     Slurm(slurm::SlurmArgs),
+    /// Run a workload (a transformer decoder block) as pccx programs on the
+    /// DUT against the golden model, with every check, and against the same
+    /// mathematics in f64: per layer instructions, cycles, engine
+    /// utilisation, host work and error (docs/workloads.md). Exit 1 when the
+    /// DUT differs.
+    Workload(workload::WorkloadArgs),
 }
 
 /// A usage or infrastructure failure: printed, exit status 2.
@@ -140,6 +147,7 @@ pub fn main() -> ExitCode {
         Some(Command::Slurm(args)) => slurm::slurm(args),
         Some(Command::PlotCoverage(args)) => plot_coverage::plot_coverage(&args),
         Some(Command::Report(args)) => report::report(&args),
+        Some(Command::Workload(args)) => workload::workload(args),
         None => run::run(&cli.run),
     };
     match result {

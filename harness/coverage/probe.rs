@@ -377,6 +377,10 @@ pub(crate) fn hazards(older: &Footprint, younger: &Footprint) -> Vec<(HazardKind
 impl NpuModel for Probe {
     forward_to_inner!();
 
+    fn set_weight_source(&mut self, source: pccx_golden::streams::WeightSource) {
+        self.inner.set_weight_source(source)
+    }
+
     fn name(&self) -> &str {
         self.inner.name()
     }

@@ -3,7 +3,8 @@
 //! Both wrappers change what they observe (events, register traffic) and
 //! nothing about the backdoor or the simulator's controls listed here, so
 //! they share one list instead of two copies that drift apart. (The clock
-//! each forwards itself: the fault injector can delay the status timeline.)
+//! and the weight source each forwards itself: the fault injector can delay
+//! the status timeline and bend a weight beat.)
 
 /// Expands, inside `impl NpuModel for W`, to the methods that only call
 /// `self.inner`'s method of the same name.
@@ -84,10 +85,6 @@ macro_rules! forward_to_inner {
 
         fn sim_controls(&mut self) -> Option<&mut dyn pccx_golden::model::SimControls> {
             self.inner.sim_controls()
-        }
-
-        fn set_weight_source(&mut self, source: pccx_golden::streams::WeightSource) {
-            self.inner.set_weight_source(source)
         }
     };
 }

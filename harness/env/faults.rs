@@ -11,6 +11,7 @@ use pccx_golden::isa::{self, Decoded, Instr};
 use pccx_golden::model::{
     reg, AxiResp, Clocked, Event, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
 };
+use pccx_golden::streams::WeightSource;
 use std::collections::BTreeSet;
 
 /// One deliberate defect. `nth` counts events of the named type from 0,
@@ -39,6 +40,16 @@ pub enum Fault {
     /// changes instructions around it.
     L2DataAt {
         addr: u32,
+        bit: u32,
+    },
+    /// Feed the DUT a weight stream with bit `bit` (mod 128) of beat
+    /// `index` of `stream` (0 matrix, 1 vector) flipped: a wrong weight
+    /// stream reaching a real RTL, whose results must then differ from the
+    /// reference's (docs/workloads.md). Keyed on a beat, so not among the
+    /// defaults: a program that takes fewer beats never sees it.
+    WeightBeat {
+        stream: usize,
+        index: usize,
         bit: u32,
     },
     /// Do not report the nth L2 write.
@@ -274,6 +285,7 @@ impl Fault {
             Fault::L2Mask { .. } => "l2-mask",
             Fault::L2Addr { .. } => "l2-addr",
             Fault::L2DataAt { .. } => "l2-data-at",
+            Fault::WeightBeat { .. } => "weight-beat",
             Fault::DropL2 { .. } => "drop-l2",
             Fault::ExtraL2 { .. } => "extra-l2",
             Fault::LateL2 { .. } => "late-l2",
@@ -576,6 +588,21 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
         self.held = None;
         self.next_batch.clear();
         self.inner.reset()
+    }
+
+    fn set_weight_source(&mut self, mut source: WeightSource) {
+        if let Fault::WeightBeat { stream, index, bit } = self.fault {
+            let stream = stream.min(1);
+            let seed = source.seed;
+            let prefix = &mut source.prefix[stream];
+            let from = prefix.len();
+            prefix.extend(
+                (from..=index)
+                    .map(|i| pccx_golden::streams::generated_beat(seed, stream as u64, i as u64)),
+            );
+            prefix[index] ^= 1 << (bit % 128);
+        }
+        self.inner.set_weight_source(source)
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {

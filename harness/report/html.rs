@@ -194,6 +194,17 @@ details { margin: 4px 0; } summary { cursor: pointer; }
 .small { font-size: 12px; color: #57606a; }
 ";
 
+/// A plot inline, or why it is not there.
+pub fn figure(id: &str, svg: &Result<String, String>, caption: &str) -> String {
+    match svg {
+        Ok(svg) => format!(
+            "<figure id=\"{id}\" class=\"plot\">{svg}<figcaption>{}</figcaption></figure>",
+            esc(caption)
+        ),
+        Err(e) => format!("<p class=\"missing\">{}</p>", esc(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

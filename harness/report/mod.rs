@@ -6,6 +6,7 @@ pub mod charts;
 pub mod html;
 mod load;
 mod sections;
+mod workload;
 
 pub use load::{baseline, from_dirs, submission_shards, Extra};
 
@@ -31,6 +32,8 @@ pub struct Inputs {
     /// An earlier run of the campaign to compare with (`--baseline`):
     /// which signatures are new, which are gone.
     pub baseline: Option<Baseline>,
+    /// A workload run (`pccx-cosim workload --report`).
+    pub workload: Option<crate::workload::WorkloadReport>,
 }
 
 /// What a page needs of an earlier run: its failure signatures, its build.

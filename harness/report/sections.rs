@@ -2,7 +2,7 @@
 //! summary, failures, engines, coverage, mutation, shards, notes.
 
 use super::charts::{bucket_label, Bars, Series};
-use super::html::{command, esc, percent, table, table_with_id, Link};
+use super::html::{command, esc, figure, percent, table, table_with_id, Link};
 use super::{Baseline, CampaignPart, Cluster, Inputs, MutationPart};
 use crate::coverage::CoverageFile;
 use crate::regress::identity::{shell_word, IoMode, RunEnded};
@@ -49,6 +49,12 @@ pub fn body(inputs: &Inputs, page_dir: &Path) -> (String, String) {
             inputs,
             page_dir,
         );
+    }
+    if let Some(w) = &inputs.workload {
+        if inputs.campaign.is_none() && inputs.mutation.is_none() {
+            title = format!("pccx-cosim: workload {} on {}", w.workload.name(), w.config);
+        }
+        b += &super::workload::section(w, page_dir);
     }
     if inputs.coverage.is_some() || !inputs.curves.is_empty() {
         b += &coverage(inputs.coverage.as_ref(), inputs);
@@ -563,17 +569,6 @@ fn engines(c: &CampaignPart) -> String {
         out += "<p>No instruction reported both its latch and its retire cycle.</p>";
     }
     out + "</div></section>"
-}
-
-/// A plot inline, or why it is not there.
-fn figure(id: &str, svg: &Result<String, String>, caption: &str) -> String {
-    match svg {
-        Ok(svg) => format!(
-            "<figure id=\"{id}\" class=\"plot\">{svg}<figcaption>{}</figcaption></figure>",
-            esc(caption)
-        ),
-        Err(e) => format!("<p class=\"missing\">{}</p>", esc(e)),
-    }
 }
 
 fn coverage(c: Option<&CoverageFile>, inputs: &Inputs) -> String {

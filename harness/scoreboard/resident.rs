@@ -84,6 +84,7 @@ impl Resident {
                 }
             }),
             patches: case.l2_patches.clone(),
+            host_patches: case.host_patches.clone(),
             l2_words: case.options.l2_words,
         })
     }
@@ -122,6 +123,11 @@ impl Resident {
             host: image::coalesce(
                 host.iter()
                     .map(window)
+                    .chain(
+                        case.host_patches
+                            .iter()
+                            .map(|(a, p)| (u64::from(*a), u64::from(*a) + p.len() as u64)),
+                    )
                     .chain(host_writes.into_iter().map(one)),
                 HOST_WORDS,
             ),
@@ -140,6 +146,7 @@ pub struct Changes {
     l2: Vec<(u32, Vec<Word>)>,
     host: Vec<(u32, Vec<Word>)>,
     patches: Vec<(u32, Vec<Word>)>,
+    host_patches: Vec<(u32, Vec<Word>)>,
     l2_words: u32,
 }
 
@@ -162,6 +169,12 @@ impl Changes {
             let end = (*addr as usize + patch.len()).min(self.l2_words as usize);
             if (*addr as usize) < end {
                 m.write_l2(*addr, &patch[..end - *addr as usize])?;
+            }
+        }
+        for (addr, patch) in &self.host_patches {
+            let end = (*addr as usize + patch.len()).min(HOST_WORDS as usize);
+            if (*addr as usize) < end {
+                m.write_host(*addr, &patch[..end - *addr as usize])?;
             }
         }
         Ok(())

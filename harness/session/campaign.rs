@@ -498,6 +498,7 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
                 .collect(),
             notes: Vec::new(),
             baseline: None,
+            workload: None,
         };
         super::write_report(path, &inputs)?;
     }

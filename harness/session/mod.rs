@@ -7,6 +7,7 @@ pub mod campaign;
 pub mod mutation;
 pub mod slurm;
 mod worker;
+pub mod workload;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

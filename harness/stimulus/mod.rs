@@ -248,6 +248,14 @@ pub struct TestCase {
     /// Empty for generated cases; directed tests that need exact operands
     /// (every BF16 input of a CVO function) put them here.
     pub l2_patches: Vec<(u32, Vec<Word>)>,
+    /// Words written over the host image, in order: (address, words).
+    /// Empty for generated cases; a workload's program puts the data its
+    /// driver left in host memory here (docs/workloads.md).
+    pub host_patches: Vec<(u32, Vec<Word>)>,
+    /// Beats both weight streams deliver before the seeded ones, indexed by
+    /// stream (`[matrix, vector]`, [`WeightSource::with_prefix`]). Empty for
+    /// generated cases; a workload streams its real weights here.
+    pub weight_prefix: [Vec<Word>; 2],
     /// Shape-table entries and e_max set by backdoor after the images,
     /// before the program. Empty for generated cases; steered ones use it.
     pub preload: Preload,
@@ -291,6 +299,8 @@ impl TestCase {
             host_init_seed,
             weight_seed,
             l2_patches: Vec::new(),
+            host_patches: Vec::new(),
+            weight_prefix: [Vec::new(), Vec::new()],
             preload: Preload::default(),
         }
     }
@@ -306,7 +316,8 @@ impl TestCase {
 
     /// What both weight streams deliver in this case.
     pub fn weight_source(&self) -> WeightSource {
-        WeightSource::new(self.weight_seed)
+        let [matrix, vector] = self.weight_prefix.clone();
+        WeightSource::with_prefix(self.weight_seed, matrix, vector)
     }
 
     /// A hand-written program with images from `seed` (directed tests).
@@ -361,19 +372,15 @@ impl TestCase {
                 image
             }
         };
-        for (addr, words) in &self.l2_patches {
-            let start = (*addr as usize).min(image.len());
-            let end = (start + words.len()).min(image.len());
-            image[start..end].copy_from_slice(&words[..end - start]);
-        }
+        apply_patches(&mut image, &self.l2_patches);
         image
     }
 
     /// The initial host memory, every word of it: [`fill`] of the host seed
     /// (whole rule), or the host base image with the host seed's words in
-    /// the windows.
+    /// the windows; then the case's host patches.
     pub fn host_image(&self) -> Vec<Word> {
-        match &self.image {
+        let mut image = match &self.image {
             ImageRule::Whole => fill(self.host_init_seed, HOST_WORDS as usize),
             ImageRule::Windowed { host, .. } => {
                 let mut image = image::base_host().to_vec();
@@ -382,7 +389,19 @@ impl TestCase {
                 });
                 image
             }
-        }
+        };
+        apply_patches(&mut image, &self.host_patches);
+        image
+    }
+}
+
+/// Writes each (address, words) patch over `image`, in order, clipped at
+/// its end.
+fn apply_patches(image: &mut [Word], patches: &[(u32, Vec<Word>)]) {
+    for (addr, words) in patches {
+        let start = (*addr as usize).min(image.len());
+        let end = (start + words.len()).min(image.len());
+        image[start..end].copy_from_slice(&words[..end - start]);
     }
 }
 

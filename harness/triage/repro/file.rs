@@ -27,8 +27,11 @@ pub const FORMAT: &str = "pccx-cosim repro";
 /// Version 4 draws that state with the shim's own generator instead of
 /// Verilator's (docs/harness.md, "Initial state"): a version-3 file that
 /// drew one cannot be replayed exactly, and says so. It also added
-/// `images.preload` (backdoor writes before the program).
-pub const VERSION: u64 = 4;
+/// `images.preload` (backdoor writes before the program). Version 5 added
+/// `images.host_patches` and `weight_stream.matrix_prefix` /
+/// `vector_prefix` (a workload's data and weights, docs/workloads.md): an
+/// older build would replay such a file without them.
+pub const VERSION: u64 = 5;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u64 = 1;
 
@@ -140,6 +143,10 @@ struct ImagesFile {
     /// (steered cases); files written before preloads existed have none.
     #[serde(default, skip_serializing_if = "PreloadFile::is_empty")]
     preload: PreloadFile,
+    /// Words written over the host image (a workload's data); files
+    /// written before version 5 have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    host_patches: Vec<PatchFile>,
 }
 
 /// [`Preload`] as the file holds it.
@@ -284,6 +291,25 @@ fn check_windows(
     Ok(windows)
 }
 
+/// Patches as the file holds them.
+fn patch_files(patches: &[(u32, Vec<pccx_golden::model::Word>)]) -> Vec<PatchFile> {
+    patches
+        .iter()
+        .map(|(addr, words)| PatchFile {
+            addr: *addr,
+            words: words.iter().map(|&w| Hex(w)).collect(),
+        })
+        .collect()
+}
+
+/// Patches from the file.
+fn from_patch_files(files: Vec<PatchFile>) -> Vec<(u32, Vec<pccx_golden::model::Word>)> {
+    files
+        .into_iter()
+        .map(|p| (p.addr, p.words.into_iter().map(|w| w.0).collect()))
+        .collect()
+}
+
 #[derive(Serialize, Deserialize)]
 struct PatchFile {
     #[serde(deserialize_with = "format::flexible")]
@@ -296,6 +322,12 @@ struct WeightStreamFile {
     seed: Hex64,
     #[serde(default)]
     rule: String,
+    /// Beats before the seeded ones (a workload's weights); files written
+    /// before version 5 have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    matrix_prefix: Vec<Hex128>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    vector_prefix: Vec<Hex128>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -388,19 +420,15 @@ impl ReproFile {
                     ImageRule::Windowed { host, .. } => Some(host.clone()),
                     ImageRule::Whole => None,
                 },
-                l2_patches: c
-                    .l2_patches
-                    .iter()
-                    .map(|(addr, words)| PatchFile {
-                        addr: *addr,
-                        words: words.iter().map(|&w| Hex(w)).collect(),
-                    })
-                    .collect(),
+                l2_patches: patch_files(&c.l2_patches),
                 preload: PreloadFile::of(&c.preload),
+                host_patches: patch_files(&c.host_patches),
             },
             weight_stream: Some(WeightStreamFile {
                 seed: Hex(c.weight_seed),
                 rule: STREAM_RULE.into(),
+                matrix_prefix: c.weight_prefix[0].iter().map(|&w| Hex(w)).collect(),
+                vector_prefix: c.weight_prefix[1].iter().map(|&w| Hex(w)).collect(),
             }),
             mismatch: r.mismatch.clone(),
             signature: r.signature.clone(),
@@ -490,9 +518,19 @@ impl ReproFile {
         }
         // Files written before the weight streams existed ran no GEMV or
         // GEMM that read them; the seed `generate` gives is as good as any.
-        let weight_seed = self
-            .weight_stream
-            .map_or(TestCase::weight_seed_of(self.seed), |w| w.seed.0);
+        let (weight_seed, weight_prefix) = match self.weight_stream {
+            None => (
+                TestCase::weight_seed_of(self.seed),
+                [Vec::new(), Vec::new()],
+            ),
+            Some(w) => (
+                w.seed.0,
+                [
+                    w.matrix_prefix.into_iter().map(|b| b.0).collect(),
+                    w.vector_prefix.into_iter().map(|b| b.0).collect(),
+                ],
+            ),
+        };
         if self.version == 3 && options.random_init {
             return Err(FieldError::new(
                 "gen_options.random_init",
@@ -514,12 +552,9 @@ impl ReproFile {
             l2_init_seed: self.images.l2_init_seed.0,
             host_init_seed: self.images.host_init_seed.0,
             weight_seed,
-            l2_patches: self
-                .images
-                .l2_patches
-                .into_iter()
-                .map(|p| (p.addr, p.words.into_iter().map(|w| w.0).collect()))
-                .collect(),
+            l2_patches: from_patch_files(self.images.l2_patches),
+            host_patches: from_patch_files(self.images.host_patches),
+            weight_prefix,
             preload,
         };
         Ok(Repro {

@@ -447,6 +447,35 @@ mod tests {
 
     /// The weight seed is in the file and replay uses it; a file written
     /// before the weight streams existed gets the seed `generate` gives.
+    /// A workload's program carries its host data and its weights in the
+    /// file (version 5): a repro without them would replay other data.
+    #[test]
+    fn host_patches_and_weight_prefixes_read_back_as_written() {
+        let mut r = repro();
+        r.case.host_patches = vec![(7, vec![1, 2, 3]), (0x1_0000, vec![u128::MAX])];
+        r.case.weight_prefix = [vec![5, 6], vec![u128::MAX - 1]];
+        let v = r.to_json();
+        assert_eq!(v["version"], json!(5));
+        assert_eq!(v["images"]["host_patches"][1]["addr"], json!(0x1_0000));
+        assert_eq!(
+            v["weight_stream"]["vector_prefix"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        let back = Repro::from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(back.case.host_patches, r.case.host_patches);
+        assert_eq!(back.case.weight_prefix, r.case.weight_prefix);
+        assert_eq!(back.case.host_image()[8], 2);
+        assert_eq!(back.case.weight_source().beat(0, 1), 6);
+        // A file without them (every file before version 5) has none.
+        let plain = repro().to_json();
+        assert!(plain["images"].get("host_patches").is_none());
+        assert!(plain["weight_stream"].get("matrix_prefix").is_none());
+    }
+
     #[test]
     fn the_weight_seed_is_recorded_and_read_back() {
         let r = repro();
