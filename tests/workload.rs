@@ -156,3 +156,58 @@ fn a_wrong_weight_stream_in_the_rtl_shows_as_a_mismatch_with_its_repro() {
         assert!(outcome.first_mismatch.unwrap().record().same_as(recorded));
     }
 }
+
+/// The command: its table, its JSON and its page; exit 0 when every
+/// program matched, 1 when the DUT differed (with the failing layer's
+/// artefacts named in both), as for a campaign.
+#[test]
+fn the_command_writes_its_table_json_and_page_and_exits_by_verdict() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("workload-cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |extra: &[&str], name: &str| {
+        let json = dir.join(format!("{name}.json"));
+        let page = dir.join(format!("{name}.html"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+            .args([
+                "workload",
+                "decoder-tiny",
+                "--config",
+                "tiny",
+                "--no-shrink",
+                "--out",
+            ])
+            .arg(dir.join(name))
+            .arg("--json")
+            .arg(&json)
+            .arg("--report")
+            .arg(&page)
+            .args(extra)
+            .output()
+            .unwrap();
+        let report: WorkloadReport =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let html = std::fs::read_to_string(&page).unwrap();
+        (out, report, html)
+    };
+    let (out, report, html) = run(&[], "clean");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for name in LAYERS {
+        assert!(stdout.contains(name), "{name} missing from\n{stdout}");
+    }
+    assert_eq!(report.verdict, "ok");
+    assert!(html.contains("id=\"workload\""));
+    assert!(html.contains("id=\"plot-workload-cycles\""));
+    assert!(html.contains("id=\"plot-workload-utilisation\""));
+    assert!(html.contains("MLP up + GELU"));
+
+    let (out, report, html) = run(&["--inject-fault", "mat-data"], "fault");
+    assert_eq!(out.status.code(), Some(1));
+    let failure = report.failure.unwrap();
+    assert_eq!(failure.layer, "q/k/v projections");
+    assert!(failure.repro.as_ref().unwrap().is_file());
+    assert!(failure.wave.as_ref().unwrap().is_file());
+    assert!(html.contains("repro-tiny-seed"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAILED in q/k/v projections"));
+}

@@ -1,8 +1,9 @@
-//! Shared by the subcommands: number parsing for flags, and the configuration a `--config` names.
+//! Shared by the subcommands: number parsing for flags, the configuration a `--config` names, the fault an `--inject-fault` names.
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use crate::config::{self, HwConfig};
+use crate::env::faults::Fault;
 
 pub(super) fn parse_u64(s: &str) -> Result<u64, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -26,5 +27,12 @@ pub(super) fn config_values() -> impl TypedValueParser<Value = HwConfig> {
     }))
     .try_map(|name| {
         config::by_name(&name).ok_or_else(|| format!("no configuration named `{name}`"))
+    })
+}
+
+/// `--inject-fault`: a fault by its name, with its default parameters.
+pub(super) fn fault_values() -> impl TypedValueParser<Value = Fault> {
+    PossibleValuesParser::new(Fault::names()).try_map(|name| {
+        Fault::by_name(&name).ok_or_else(|| format!("`{name}` is not a fault of this build"))
     })
 }

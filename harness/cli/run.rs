@@ -1,6 +1,5 @@
 //! The campaign (`pccx-cosim --seed N ...`, no subcommand): its flags, parsed into the session's request.
 
-use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +13,7 @@ use crate::regress::identity::{InitialState, IoMode, RunIdentity};
 use crate::scoreboard::TimingMode;
 use crate::session::campaign::{self, CampaignRequest, Outputs};
 
-use super::args::{config_values, parse_u64};
+use super::args::{config_values, fault_values, parse_u64};
 use super::Failure;
 
 /// A campaign: `--seed N [--count C]` runs seeds N..N+C.
@@ -184,11 +183,4 @@ pub(super) fn parse_seconds(s: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
-}
-
-/// `--inject-fault`: a fault by its name, with its default parameters.
-fn fault_values() -> impl clap::builder::TypedValueParser<Value = Fault> {
-    PossibleValuesParser::new(Fault::names()).try_map(|name| {
-        Fault::by_name(&name).ok_or_else(|| format!("`{name}` is not a fault of this build"))
-    })
 }

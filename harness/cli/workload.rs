@@ -4,9 +4,10 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{config_values, parse_u64};
+use super::args::{config_values, fault_values, parse_u64};
 use super::Failure;
 use crate::config::HwConfig;
+use crate::env::faults::Fault;
 use crate::env::models::{DutKind, Setup};
 use crate::session::workload::{self, WorkloadOutputs};
 use crate::workload::{WorkloadName, WorkloadRequest};
@@ -39,6 +40,10 @@ pub(super) struct WorkloadArgs {
     /// Do not shrink a failing program.
     #[arg(long)]
     no_shrink: bool,
+    /// Wrap the DUT in a deliberate fault (the campaign's `--inject-fault`),
+    /// to see a failing layer's report, repro, waveform and shrunk program.
+    #[arg(long, value_name = "FAULT", value_parser = fault_values())]
+    inject_fault: Option<Fault>,
 }
 
 pub(super) fn workload(args: WorkloadArgs) -> Result<ExitCode, Failure> {
@@ -46,7 +51,7 @@ pub(super) fn workload(args: WorkloadArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::Message(format!("--out {}: {e}", args.out.display())))?;
     let request = WorkloadRequest {
         workload: args.name,
-        setup: Setup::new(args.config, args.dut, None),
+        setup: Setup::new(args.config, args.dut, args.inject_fault),
         seed: args.seed,
         out_dir: args.out,
         no_shrink: args.no_shrink,

@@ -28,8 +28,8 @@ use std::path::PathBuf;
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkloadName {
-    /// A decoder block: d_model 256, 4 heads, 16 tokens, MLP 1024 (fits
-    /// kv260 and small).
+    /// A decoder block: d_model 256, 4 heads, 16 tokens, MLP 1024 (its
+    /// largest program takes 2,304 L2 words: it fits every configuration).
     Decoder,
     /// The same block at d_model 64, 2 heads, 8 tokens, MLP 128 (fits
     /// tiny; `cargo test` runs it end to end).

@@ -293,9 +293,44 @@ pub fn bf16_values(words: &[Word], n: usize) -> Vec<f64> {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorStats {
     /// `max |got - want| / max |want|`.
+    #[serde(with = "real")]
     pub max_rel: f64,
     /// `sum |got - want| / sum |want|`.
+    #[serde(with = "real")]
     pub mean_rel: f64,
+}
+
+/// A real in a file: a number, or `"NaN"` / `"inf"` / `"-inf"`, which JSON
+/// numbers cannot hold (serde_json would write `null` and not read it
+/// back): an error that is NaN stays NaN, never a missing value.
+mod real {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() {
+            s.serialize_f64(*v)
+        } else {
+            s.serialize_str(&v.to_string())
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        Number(f64),
+        Word(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Text::deserialize(d)? {
+            Text::Number(v) => Ok(v),
+            Text::Word(w) => w.parse().map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "`{w}` is not a real (a number, NaN, inf or -inf)"
+                ))
+            }),
+        }
+    }
 }
 
 impl ErrorStats {
@@ -366,6 +401,14 @@ mod tests {
         assert_eq!(e.max_rel, 0.5 / 3.0);
         assert_eq!(e.mean_rel, 2.0 / 6.0);
         let nan = want.map(|_| f64::NAN);
-        assert!(ErrorStats::of(&[(&nan, &want)]).max_rel.is_nan());
+        let e = ErrorStats::of(&[(&nan, &want)]);
+        assert!(e.max_rel.is_nan());
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains("\"NaN\""), "{text}");
+        let back: ErrorStats = serde_json::from_str(&text).unwrap();
+        assert!(back.max_rel.is_nan() && back.mean_rel.is_nan());
+        let finite: ErrorStats =
+            serde_json::from_str(r#"{"max_rel": 0.5, "mean_rel": "inf"}"#).unwrap();
+        assert_eq!((finite.max_rel, finite.mean_rel), (0.5, f64::INFINITY));
     }
 }
