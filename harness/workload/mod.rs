@@ -6,11 +6,13 @@
 //! `builder` lays out one program (L2, host memory, shape tables, weight
 //! streams); `driver` runs the programs one after another and keeps each
 //! layer's cost; `quant` is the host's arithmetic between programs;
-//! `decoder` is the block itself and its f64 reference.
+//! `layers` are the layers as programs; `decoder` composes them into the
+//! block and holds its f64 reference.
 
 pub mod builder;
 pub mod decoder;
 pub mod driver;
+pub mod layers;
 pub mod quant;
 
 use crate::env::models::{DutKind, Setup};
