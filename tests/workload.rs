@@ -201,6 +201,40 @@ fn the_command_writes_its_table_json_and_page_and_exits_by_verdict() {
     assert!(html.contains("id=\"plot-workload-cycles\""));
     assert!(html.contains("id=\"plot-workload-utilisation\""));
     assert!(html.contains("MLP up + GELU"));
+    // `report --workload` makes the same section from the JSON, and names
+    // the field of a damaged file.
+    let bin = env!("CARGO_BIN_EXE_pccx-cosim");
+    let page = dir.join("from-json.html");
+    let out = std::process::Command::new(bin)
+        .arg("report")
+        .arg("--workload")
+        .arg(dir.join("clean.json"))
+        .arg("--out")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("id=\"plot-workload-cycles\""));
+    let mut damaged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("clean.json")).unwrap()).unwrap();
+    damaged["layers"][2]["cycles"] = "many".into();
+    std::fs::write(dir.join("damaged.json"), damaged.to_string()).unwrap();
+    let out = std::process::Command::new(bin)
+        .arg("report")
+        .arg("--workload")
+        .arg(dir.join("damaged.json"))
+        .arg("--out")
+        .arg(dir.join("damaged.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("damaged.json: field `layers[2].cycles`"),
+        "{stderr}"
+    );
 
     let (out, report, html) = run(&["--inject-fault", "mat-data"], "fault");
     assert_eq!(out.status.code(), Some(1));

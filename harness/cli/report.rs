@@ -1,4 +1,4 @@
-//! `pccx-cosim report DIR...`: the morning-after HTML page of a campaign, a merged cluster run or a mutation run.
+//! `pccx-cosim report DIR...`: the morning-after HTML page of a campaign, a merged cluster run, a mutation run or a workload.
 
 use clap::Args;
 use std::path::PathBuf;
@@ -12,8 +12,11 @@ use super::Failure;
 pub(super) struct ReportArgs {
     /// Run directories: a campaign's `--out DIR`, shards of one (merged),
     /// a `slurm submit` directory (its shards), or a mutation run's.
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required_unless_present = "workload", value_name = "DIR")]
     dirs: Vec<PathBuf>,
+    /// A workload run to show (a `pccx-cosim workload --json` file).
+    #[arg(long, value_name = "FILE")]
+    workload: Option<PathBuf>,
     /// The page to write.
     #[arg(long, value_name = "FILE", default_value = "report.html")]
     out: PathBuf,
@@ -42,7 +45,14 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, Failure> {
         curves: args.curve.clone(),
         offline: args.offline,
     };
-    let mut inputs = report::from_dirs(&args.dirs, &extra).map_err(Failure::Message)?;
+    let mut inputs = if args.dirs.is_empty() {
+        report::Inputs::default()
+    } else {
+        report::from_dirs(&args.dirs, &extra).map_err(Failure::Message)?
+    };
+    if let Some(path) = &args.workload {
+        inputs.workload = Some(crate::workload::read_report(path).map_err(Failure::Message)?);
+    }
     if !args.baseline.is_empty() {
         if inputs.campaign.is_none() {
             return Err(Failure::Message(

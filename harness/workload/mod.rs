@@ -226,6 +226,25 @@ fn layer_report(cost: &LayerCost, error: Option<ErrorStats>) -> LayerReport {
     }
 }
 
+/// A `--json` file of `pccx-cosim workload`, or what is wrong with it (the
+/// file and the field named).
+pub fn read_report(path: &std::path::Path) -> Result<WorkloadReport, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let report: WorkloadReport = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| format!("{}: field `{}`: {}", path.display(), e.path(), e.inner()))?;
+    if report.format != FORMAT || report.version != VERSION {
+        return Err(format!(
+            "{}: a `{}` file of version {}, not a `{FORMAT}` file of version {VERSION}",
+            path.display(),
+            report.format,
+            report.version
+        ));
+    }
+    Ok(report)
+}
+
 /// The per-layer table as text (what the command prints).
 pub fn table(report: &WorkloadReport) -> String {
     let mut out = format!(
