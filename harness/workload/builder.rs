@@ -31,23 +31,6 @@ pub struct Region {
     pub words: u32,
 }
 
-impl Region {
-    /// The region `offset` words in, `words` long.
-    pub fn sub(self, offset: u32, words: u32) -> Region {
-        debug_assert!(offset + words <= self.words);
-        Region {
-            addr: self.addr + offset,
-            words,
-        }
-    }
-}
-
-/// What a built program is: the case the driver runs, and its size.
-pub struct Built {
-    pub case: TestCase,
-    pub instructions: usize,
-}
-
 /// Flags of a GEMV/GEMM the builder emits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MatFlags {
@@ -315,12 +298,11 @@ impl ProgramBuilder {
 
     /// The case the driver runs: this program, its host data and its
     /// weight beats, on images from `seed` (the words it never reads).
-    pub fn finish(self, seed: u64) -> Built {
-        let instructions = self.items.len();
+    pub fn finish(self, seed: u64) -> TestCase {
         let options = GenOptions::for_config(&self.config, 0);
         let mut case = TestCase::directed(seed, &options, Program { items: self.items });
         case.host_patches = self.host_patches;
         case.weight_prefix = self.streams;
-        Built { case, instructions }
+        case
     }
 }

@@ -144,8 +144,7 @@ impl Driver {
             .iter()
             .map(|l| u64::from(l.programs))
             .sum::<u64>();
-        let built = b.finish(self.seed.wrapping_add(index));
-        let case = built.case;
+        let case = b.finish(self.seed.wrapping_add(index));
         let outcome = run_case_with(
             &case,
             &mut *self.reference,

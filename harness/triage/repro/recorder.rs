@@ -170,6 +170,18 @@ fn min_asm_text(repro: &Repro, repro_path: &Path, shrunk: &shrink::ShrinkResult)
         repro.file_name(),
         repro_path.display(),
     );
+    // A workload's case starts from data of its own: say so, or the seeds
+    // above would look like the whole story.
+    let [matrix, vector] = &repro.case.weight_prefix;
+    if !repro.case.host_patches.is_empty() || !matrix.is_empty() || !vector.is_empty() {
+        let host: usize = repro.case.host_patches.iter().map(|(_, w)| w.len()).sum();
+        text.push_str(&format!(
+            "; and its own data: {host} host words, {} matrix and {} vector weight beats before the seeded ones (in {})\n",
+            matrix.len(),
+            vector.len(),
+            repro.file_name()
+        ));
+    }
     text.push_str(&format_program(&shrunk.case.program));
     text
 }
