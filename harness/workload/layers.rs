@@ -72,15 +72,20 @@ pub fn read_rows(words: &[pccx_golden::model::Word], t: usize, n: usize) -> Matr
     m
 }
 
-/// Output columns per GEMM: the accumulator holds `tokens * ceil(N/8)`
-/// words at most.
+/// Output columns per GEMM: the most that keep `tokens * ceil(N/8)`
+/// within the accumulator (and at most 256), dividing `n`, a multiple of
+/// 8 where one divides `n` (whole output words).
 pub fn chunk_cols(tokens: usize, n: usize) -> usize {
-    let limit = (pccx_golden::exec::mat::MAT_ACC_WORDS as usize / tokens * 8).min(256);
-    let mut c = n.min(limit);
-    while !n.is_multiple_of(c) {
-        c -= 8;
-    }
-    c
+    let limit = (pccx_golden::exec::mat::MAT_ACC_WORDS as usize / tokens.max(1) * 8)
+        .clamp(1, 256)
+        .min(n.max(1));
+    let divides = |c: &usize| n.is_multiple_of(*c);
+    (1..=limit)
+        .rev()
+        .filter(|c| c.is_multiple_of(8))
+        .find(divides)
+        .or_else(|| (1..=limit).rev().find(divides))
+        .unwrap_or(1)
 }
 
 /// Linear layers on the same input: the host quantises `x` to INT8 (one
@@ -123,6 +128,12 @@ pub fn linear(
     let mut host_ops = (t * k) as u64;
     let mut b = driver.builder();
     let group = weights[0].group;
+    // One activation layout serves every matrix: they must share K and the
+    // group (the block's q/k/v do).
+    assert!(
+        weights.iter().all(|w| w.k == k && w.group == group),
+        "linear layers on one input need the same K ({k}) and group ({group})"
+    );
     // Group-major: each group's K slice of every row is one GEMM's M rows.
     let act_words: Vec<_> = (0..k / group)
         .flat_map(|g| acts.words(g * group, group))
@@ -133,7 +144,6 @@ pub fn linear(
     b.copy_in(h_act, l_act)?;
     let mut outputs = Vec::new();
     for w in weights {
-        assert_eq!(w.k, k);
         let n = w.n;
         let nc = chunk_cols(t, n);
         let chunk_words = (t * bf16_row_words(nc)) as u32;
@@ -357,5 +367,9 @@ mod tests {
         assert_eq!(chunk_cols(16, 256), 256);
         assert_eq!(chunk_cols(8, 128), 128);
         assert_eq!(chunk_cols(16, 64), 64);
+        // Odd widths still divide into chunks, whole words where possible.
+        assert_eq!(chunk_cols(16, 264), 88);
+        assert_eq!(chunk_cols(16, 7), 7);
+        assert_eq!(chunk_cols(64, 300), 60);
     }
 }
