@@ -3,7 +3,7 @@
 //! weight groups, causal softmax, attention times values, residual adds
 //! (docs/workloads.md, "The block as programs"). A workload composes them.
 
-use super::builder::{CvoFlags, MatFlags};
+use super::builder::{BuildError, CvoFlags, MatFlags};
 use super::driver::{Driver, WorkloadError};
 use super::quant::{
     bf16, bf16_row_words, bf16_values, bf16_words, Matrix, QuantActs, QuantWeights,
@@ -130,10 +130,14 @@ pub fn linear(
     let group = weights[0].group;
     // One activation layout serves every matrix: they must share K and the
     // group (the block's q/k/v do).
-    assert!(
-        weights.iter().all(|w| w.k == k && w.group == group),
-        "linear layers on one input need the same K ({k}) and group ({group})"
-    );
+    if let Some(w) = weights.iter().find(|w| w.k != k || w.group != group) {
+        return Err(BuildError(format!(
+            "{layer}: linear layers on one input need K = {k} and groups of {group}, \
+             not K = {} in groups of {}",
+            w.k, w.group
+        ))
+        .into());
+    }
     // Group-major: each group's K slice of every row is one GEMM's M rows.
     let act_words: Vec<_> = (0..k / group)
         .flat_map(|g| acts.words(g * group, group))
