@@ -593,13 +593,11 @@ impl<M: NpuModel + ?Sized> NpuModel for Faulty<M> {
     fn set_weight_source(&mut self, mut source: WeightSource) {
         if let Fault::WeightBeat { stream, index, bit } = self.fault {
             let stream = stream.min(1);
-            let seed = source.seed;
+            let from = source.prefix[stream].len();
+            // The beats up to the one bent, as the source would deliver them.
+            let more = source.beats(stream, from as u64, (index + 1).saturating_sub(from) as u64);
             let prefix = &mut source.prefix[stream];
-            let from = prefix.len();
-            prefix.extend(
-                (from..=index)
-                    .map(|i| pccx_golden::streams::generated_beat(seed, stream as u64, i as u64)),
-            );
+            prefix.extend(more);
             prefix[index] ^= 1 << (bit % 128);
         }
         self.inner.set_weight_source(source)

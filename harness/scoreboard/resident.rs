@@ -107,27 +107,20 @@ impl Resident {
         let l2_words = case.options.l2_words;
         let one = |a: u32| (u64::from(a), u64::from(a) + 1);
         let window = |w: &Window| (u64::from(w.start), u64::from(w.end()));
-        let patches = case
-            .l2_patches
-            .iter()
-            .map(|(a, p)| (u64::from(*a), u64::from(*a) + p.len() as u64));
+        let patch = |(a, p): &(u32, Vec<Word>)| (u64::from(*a), u64::from(*a) + p.len() as u64);
         self.known = Some(Dirty {
             l2_words,
             l2: image::coalesce(
                 l2.iter()
                     .map(window)
-                    .chain(patches)
+                    .chain(case.l2_patches.iter().map(patch))
                     .chain(l2_writes.into_iter().map(one)),
                 l2_words,
             ),
             host: image::coalesce(
                 host.iter()
                     .map(window)
-                    .chain(
-                        case.host_patches
-                            .iter()
-                            .map(|(a, p)| (u64::from(*a), u64::from(*a) + p.len() as u64)),
-                    )
+                    .chain(case.host_patches.iter().map(patch))
                     .chain(host_writes.into_iter().map(one)),
                 HOST_WORDS,
             ),
@@ -166,17 +159,21 @@ impl Changes {
             m.write_host(*start, words)?;
         }
         for (addr, patch) in &self.patches {
-            let end = (*addr as usize + patch.len()).min(self.l2_words as usize);
-            if (*addr as usize) < end {
-                m.write_l2(*addr, &patch[..end - *addr as usize])?;
+            if let Some(words) = clipped(*addr, patch, self.l2_words) {
+                m.write_l2(*addr, words)?;
             }
         }
         for (addr, patch) in &self.host_patches {
-            let end = (*addr as usize + patch.len()).min(HOST_WORDS as usize);
-            if (*addr as usize) < end {
-                m.write_host(*addr, &patch[..end - *addr as usize])?;
+            if let Some(words) = clipped(*addr, patch, HOST_WORDS) {
+                m.write_host(*addr, words)?;
             }
         }
         Ok(())
     }
+}
+
+/// The part of a patch at `addr` inside a memory of `words` words, if any.
+fn clipped(addr: u32, patch: &[Word], words: u32) -> Option<&[Word]> {
+    let end = (addr as usize + patch.len()).min(words as usize);
+    ((addr as usize) < end).then(|| &patch[..end - addr as usize])
 }

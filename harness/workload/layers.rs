@@ -115,6 +115,8 @@ pub fn mlp_up(
     Ok(linear(driver, layer, x, &[w], fold, true)?.remove(0))
 }
 
+/// [`projections`] and [`mlp_up`]: the weight matrices on one input, each
+/// chunk followed by GELU when `gelu`.
 pub fn linear(
     driver: &mut Driver,
     layer: &str,
@@ -140,7 +142,7 @@ pub fn linear(
     }
     // Group-major: each group's K slice of every row is one GEMM's M rows.
     let act_words: Vec<_> = (0..k / group)
-        .flat_map(|g| acts.words(g * group, group))
+        .flat_map(|g| acts.words(0..t, g * group, group))
         .collect();
     let group_words = (t * group / I8_PER_WORD) as u32;
     let h_act = b.host_data("activations", act_words)?;
@@ -217,15 +219,7 @@ pub fn softmax(
     let q_words: Vec<_> = (0..heads)
         .flat_map(|h| {
             let qa = &qa;
-            (0..t).flat_map(move |m| {
-                let one = QuantActs {
-                    rows: 1,
-                    cols: qa.cols,
-                    q: qa.q[m * qa.cols..(m + 1) * qa.cols].to_vec(),
-                    scale: qa.scale,
-                };
-                one.words(h * e, e)
-            })
+            (0..t).flat_map(move |m| qa.words(m..m + 1, h * e, e))
         })
         .collect();
     let q_row = (e / I8_PER_WORD) as u32;
@@ -319,7 +313,7 @@ pub fn attention_v(
         .map(|p| QuantActs::with_scale(p, 1.0 / 127.0))
         .collect();
     host_ops += (heads * t * t) as u64;
-    let p_words: Vec<_> = p_acts.iter().flat_map(|p| p.words(0, t)).collect();
+    let p_words: Vec<_> = p_acts.iter().flat_map(|p| p.words(0..t, 0, t)).collect();
     let p_head = (t * t.div_ceil(I8_PER_WORD)) as u32;
     let h_p = b.host_data("probabilities", p_words)?;
     let l_p = b.l2("probabilities", h_p.words)?;

@@ -169,10 +169,7 @@ pub fn run_with_reference_model(
         .layers
         .iter()
         .enumerate()
-        .map(|(i, cost)| LayerReport {
-            error_alone: alone.get(i).copied(),
-            ..layer_report(cost, errors.get(i).copied())
-        })
+        .map(|(i, cost)| layer_report(cost, errors.get(i).copied(), alone.get(i).copied()))
         .collect();
     let mut report = WorkloadReport {
         format: FORMAT.into(),
@@ -210,7 +207,11 @@ pub fn run(request: &WorkloadRequest) -> Result<WorkloadReport, WorkloadError> {
     run_with_reference_model(request, DecoderModel::clone)
 }
 
-fn layer_report(cost: &LayerCost, error: Option<ErrorStats>) -> LayerReport {
+fn layer_report(
+    cost: &LayerCost,
+    error: Option<ErrorStats>,
+    error_alone: Option<ErrorStats>,
+) -> LayerReport {
     LayerReport {
         name: cost.name.clone(),
         programs: cost.programs,
@@ -222,7 +223,7 @@ fn layer_report(cost: &LayerCost, error: Option<ErrorStats>) -> LayerReport {
             .collect(),
         host_ops: cost.host_ops,
         error,
-        error_alone: None,
+        error_alone,
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::stimulus::Rng;
 use pccx_golden::model::Word;
 use pccx_golden::numerics::cvo::accuracy::round_f64;
-use pccx_golden::numerics::w4a8::{pack_bf16, pack_i8, unpack_bf16, BF16_PER_WORD, I8_PER_WORD};
+use pccx_golden::numerics::w4a8::{pack_activations, pack_output, unpack_bf16, BF16_PER_WORD};
 use pccx_golden::numerics::Bf16;
 
 /// A row-major matrix of reals.
@@ -243,19 +243,19 @@ impl QuantActs {
         }
     }
 
-    /// Columns `c0 .. c0 + n` of every row as L2 holds activation rows:
-    /// each row from a word boundary, `ceil(n/16)` words.
-    pub fn words(&self, c0: usize, n: usize) -> Vec<Word> {
-        let mut out = Vec::new();
-        for r in 0..self.rows {
-            let row = &self.q[r * self.cols + c0..r * self.cols + c0 + n];
-            for chunk in row.chunks(I8_PER_WORD) {
-                let mut lanes = [0i8; I8_PER_WORD];
-                lanes[..chunk.len()].copy_from_slice(chunk);
-                out.push(pack_i8(&lanes));
-            }
-        }
-        out
+    /// Columns `c0 .. c0 + n` of `rows`, as L2 holds activation rows
+    /// ([`pack_activations`]: each row from a word boundary, `ceil(n/16)`
+    /// words).
+    pub fn words(&self, rows: std::ops::Range<usize>, c0: usize, n: usize) -> Vec<Word> {
+        let m = rows.len();
+        let slice: Vec<i8> = rows
+            .flat_map(|r| {
+                self.q[r * self.cols + c0..r * self.cols + c0 + n]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        pack_activations(m, n, &slice).unwrap_or_default()
     }
 }
 
@@ -264,17 +264,15 @@ pub fn bf16_row_words(n: usize) -> usize {
     n.div_ceil(BF16_PER_WORD)
 }
 
-/// One row of BF16 values as words (lanes past its end zero). Every value
-/// must already be a BF16 value ([`bf16`]).
+/// One row of BF16 values as words, laid out as an output row
+/// ([`pack_output`]: lanes past its end zero). Every value must already be
+/// a BF16 value ([`bf16`]).
 pub fn bf16_words(row: &[f64]) -> Vec<Word> {
-    row.chunks(BF16_PER_WORD)
-        .map(|chunk| {
-            let mut lanes = [Bf16::POS_ZERO; BF16_PER_WORD];
-            for (lane, &v) in lanes.iter_mut().zip(chunk) {
-                *lane = round_f64(v);
-            }
-            pack_bf16(&lanes)
-        })
+    let values: Vec<Bf16> = row.iter().map(|&v| round_f64(v)).collect();
+    pack_output(1, row.len(), &values)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(word, _mask)| word)
         .collect()
 }
 
@@ -388,8 +386,9 @@ mod tests {
     fn int8_words_put_each_row_on_a_word_boundary() {
         let m = Matrix::from_fn(2, 20, |r, c| (r * 20 + c) as f64);
         let a = QuantActs::quantise(&m);
-        assert_eq!(a.words(0, 20).len(), 4);
-        assert_eq!(a.words(16, 4).len(), 2);
+        assert_eq!(a.words(0..2, 0, 20).len(), 4);
+        assert_eq!(a.words(0..2, 16, 4).len(), 2);
+        assert_eq!(a.words(1..2, 0, 20), a.words(0..2, 0, 20)[2..]);
         assert_eq!(a.q[39], 127);
     }
 
