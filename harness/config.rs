@@ -5,6 +5,8 @@
 //! The list is generated from `hw/configs/*.cfg` by build.rs. Callers use
 //! only [`by_name`], [`names`], [`default_config`] and [`ALL`].
 
+use pccx_golden::timing::TimingParams;
+
 /// One hardware configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HwConfig {
@@ -36,6 +38,21 @@ pub struct HwConfig {
 // `ALL`: every configuration in hw/configs/*.cfg, in name order, generated
 // by build.rs so that the RTL parameters and the harness cannot disagree.
 include!(concat!(env!("OUT_DIR"), "/configs.rs"));
+
+impl HwConfig {
+    /// The timing model's parameters for this configuration under ideal I/O
+    /// (docs/timing.md): what the reference predicts every cycle with.
+    pub fn timing_params(&self) -> TimingParams {
+        TimingParams {
+            fifo_depth: self.fifo_depth,
+            host_latency: IDEAL_HOST_LATENCY,
+            array_rows: self.array_rows,
+            array_cols: self.array_cols,
+            vector_lanes: self.vector_lanes,
+            cvo_cores: self.cvo_cores,
+        }
+    }
+}
 
 /// The configuration called `name`.
 pub fn by_name(name: &str) -> Option<HwConfig> {

@@ -493,6 +493,7 @@ fn an_equivalent_with_evidence_for_this_rtl_is_not_run_again_and_one_that_dies_l
         stalled: 1000,
         steered: 500,
         cvo_sweep: 6,
+        directed: 0,
     };
     seeded.record(wrong, "tiny", "another RTL", battery);
     seeded.write(&evidence).unwrap();

@@ -6,7 +6,6 @@ use crate::config::{HwConfig, IDEAL_HOST_LATENCY};
 use crate::env::faults::{Fault, Faulty};
 use pccx_golden::golden::{Golden, GoldenConfig};
 use pccx_golden::model::NpuModel;
-use pccx_golden::timing::TimingParams;
 use serde_json::Value;
 
 /// The reference: the golden sequential interpreter with its timing part,
@@ -22,14 +21,7 @@ pub fn reference_golden(config: &HwConfig) -> Golden {
         GoldenConfig {
             l2_words: config.l2_words,
         },
-        TimingParams {
-            fifo_depth: config.fifo_depth,
-            host_latency: IDEAL_HOST_LATENCY,
-            array_rows: config.array_rows,
-            array_cols: config.array_cols,
-            vector_lanes: config.vector_lanes,
-            cvo_cores: config.cvo_cores,
-        },
+        config.timing_params(),
     )
 }
 

@@ -38,12 +38,16 @@ const SPECIALS: [u16; 16] = [
 /// vector, with their lengths: the near tie 1 + 2^-8 + 2^-60 (only an exact
 /// sum sees the 2^-60 and rounds up); 1 + 2^-8 + 2^-133, a tie broken only
 /// by the last bit of two cancelling terms of the smallest exponent
-/// (0x0081 - 0x8080 = 2^-133); and 2^-101 alone, a sum in the lowest
-/// binade the rounding of a wide sum must still place.
-const REDUCE_SMALL: [(u128, u32); 3] = [
+/// (0x0081 - 0x8080 = 2^-133); 2^-101 alone, a sum in the lowest
+/// binade the rounding of a wide sum must still place; and the exact tie
+/// 1 + 2^-8 with nothing below, which rounds to even (down, to 1): a sum
+/// that wide keeps 31 of its bits and ORs the rest into the last, and a
+/// rounding that sets any other low bit rounds it up.
+const REDUCE_SMALL: [(u128, u32); 4] = [
     (0x2180_3B80_3F80, 3),
     (0x8080_0081_3B80_3F80, 4),
     (0x0D00, 1),
+    (0x3B80_3F80, 2),
 ];
 
 /// A vector that REDUCE_SUM must sum exactly: alternating signs, exponents

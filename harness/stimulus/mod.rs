@@ -7,6 +7,7 @@
 //! therefore reproduces the failure anywhere.
 
 pub mod cvo_sweep;
+pub mod directed;
 mod generator;
 pub mod image;
 pub mod mutate;

@@ -62,6 +62,10 @@ pub struct Battery {
     /// The CVO sweep's cases (every BF16 input through every CVO
     /// function), 0 when it did not run.
     pub cvo_sweep: u64,
+    /// The directed cases (stimulus/directed.rs), 0 when they did not run
+    /// (and in records made before they existed).
+    #[serde(default)]
+    pub directed: u64,
 }
 
 impl Battery {

@@ -135,6 +135,7 @@ mod tests {
             stalled: 750,
             steered: 500,
             cvo_sweep: 0,
+            directed: 0,
         };
         file.record("a.sv:1:1:operator-swap", "tiny", "r1", battery);
         file.record("a.sv:1:1:operator-swap", "tiny", "r1", battery);

@@ -31,7 +31,7 @@ use crate::config::HwConfig;
 use crate::env::models;
 use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
-use crate::stimulus::{cvo_sweep, GenOptions, Rng, TestCase};
+use crate::stimulus::{cvo_sweep, directed, GenOptions, Rng, TestCase};
 use crate::tools::mutants::{AssertionKill, ScoreboardKill};
 pub use sites::{Mutant, MutantClass};
 
@@ -396,6 +396,47 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             }
         }
     }
+    // Last, the directed cases: states no random or steered program
+    // reaches (a findemax over signed zeros, a retire in every cycle
+    // between two latches).
+    let swept = seeds_and_steered + sweep_cases;
+    let directed = match directed::cases(&options.config, &ideal) {
+        Ok(cases) => cases,
+        Err(e) => {
+            return Verdict::Killed {
+                seed: 0,
+                programs: swept,
+                instructions,
+                seconds: begin.elapsed().as_secs_f64(),
+                by: format!("model error in the golden model: {e}"),
+                mismatch: None,
+                assertion: None,
+            }
+        }
+    };
+    let directed_cases = directed.len() as u64;
+    for (n, case) in directed.into_iter().enumerate() {
+        match judge(&case, &mut *reference, &mut dut) {
+            Judged::Passed { instructions: n } => instructions += n,
+            Judged::Killed {
+                by,
+                mismatch,
+                assertion,
+                ..
+            } => {
+                return Verdict::Killed {
+                    seed: 0,
+                    programs: swept + n as u64 + 1,
+                    instructions: instructions + case.program.items.len() as u64,
+                    seconds: begin.elapsed().as_secs_f64(),
+                    by: format!("directed {by}"),
+                    mismatch,
+                    assertion: assertion
+                        .map(|a| without_assertions(&case, &mut *reference, &mut dut, a)),
+                }
+            }
+        }
+    }
     let stalled = (options.first_seed..options.first_seed + options.seeds)
         .filter(|&seed| stalls(seed))
         .count() as u64;
@@ -407,6 +448,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             stalled,
             steered: suite.len() as u64,
             cvo_sweep: sweep_cases,
+            directed: directed_cases,
         },
     }
 }
