@@ -122,6 +122,10 @@ pub(super) struct MutateCombineArgs {
     /// Write the combined report to FILE as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the listed equivalents and their evidence per configuration
+    /// to FILE as a Markdown table.
+    #[arg(long, value_name = "FILE")]
+    equivalents_md: Option<PathBuf>,
     /// The reports, one per configuration (`mutate --json FILE`).
     #[arg(required = true, num_args = 2.., value_name = "REPORT")]
     reports: Vec<PathBuf>,
@@ -150,6 +154,10 @@ pub(super) fn mutate_combine(a: &MutateCombineArgs) -> Result<ExitCode, Failure>
     if let Some(file) = &a.json {
         let text = serde_json::to_string_pretty(&combined).expect("a report serializes");
         std::fs::write(file, text + "\n")
+            .map_err(|e| Failure::Message(format!("cannot write {}: {e}", file.display())))?;
+    }
+    if let Some(file) = &a.equivalents_md {
+        std::fs::write(file, combined.equivalents_markdown())
             .map_err(|e| Failure::Message(format!("cannot write {}: {e}", file.display())))?;
     }
     Ok(ExitCode::from(u8::from(

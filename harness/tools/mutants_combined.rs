@@ -40,6 +40,102 @@ pub struct CombinedReport {
     /// The combined record of every mutant (the killing configuration's
     /// record for a kill).
     pub mutants: Vec<MutantRecord>,
+    /// Every mutant listed as equivalent on at least one configuration,
+    /// with what it rests on there (docs/mutation.md, "Evidence for the
+    /// equivalents").
+    #[serde(default)]
+    pub equivalents: Vec<EquivalentStanding>,
+}
+
+/// One listed equivalent across the configurations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EquivalentStanding {
+    pub id: String,
+    /// Configuration -> what the entry rests on there.
+    pub per_config: BTreeMap<String, Standing>,
+}
+
+impl EquivalentStanding {
+    /// Sufficient evidence on every configuration that lists it and
+    /// compiles it.
+    pub fn sufficient(&self) -> bool {
+        self.per_config.values().all(Standing::holds)
+    }
+}
+
+/// What a listed equivalent rests on, on one configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Standing {
+    /// Not listed there (an `@config` entry): run and counted as any
+    /// mutant, with this verdict.
+    NotListed { verdict: String },
+    /// Listed, but Verilator refuses it there: nothing ran.
+    NotCompiling,
+    /// The CVO sweep put every input through the function it lies in.
+    Exhaustive,
+    /// Programs (random, stalled, steered) it passed; `sufficient` when at
+    /// least the required number.
+    Programs { programs: u64, sufficient: bool },
+    /// Listed, but killed there: the entry is wrong.
+    Killed,
+    /// Listed, but its run ran out of time: no evidence.
+    TimedOut,
+}
+
+impl Standing {
+    fn of(r: &MutantRecord) -> Standing {
+        if r.equivalent.is_none() {
+            return Standing::NotListed {
+                verdict: r.result.name().into(),
+            };
+        }
+        match (&r.result, &r.evidence) {
+            (Verdict::Killed { .. }, _) => Standing::Killed,
+            (Verdict::NotCompiling { .. }, _) => Standing::NotCompiling,
+            (Verdict::TimedOut { .. }, _) => Standing::TimedOut,
+            (Verdict::Survived { .. }, Some(e)) if e.exhaustive && e.sufficient => {
+                Standing::Exhaustive
+            }
+            (Verdict::Survived { .. }, Some(e)) => Standing::Programs {
+                programs: e.battery.programs(),
+                sufficient: e.sufficient,
+            },
+            (Verdict::Survived { battery, .. }, None) => Standing::Programs {
+                programs: battery.programs(),
+                sufficient: false,
+            },
+        }
+    }
+
+    /// Whether the entry stands there: sufficient evidence, or nothing to
+    /// stand (not listed, not compiling).
+    pub fn holds(&self) -> bool {
+        match self {
+            Standing::NotListed { .. } | Standing::NotCompiling | Standing::Exhaustive => true,
+            Standing::Programs { sufficient, .. } => *sufficient,
+            Standing::Killed | Standing::TimedOut => false,
+        }
+    }
+
+    /// The table cell.
+    pub fn cell(&self) -> String {
+        match self {
+            Standing::NotListed { verdict } => format!("not listed ({verdict})"),
+            Standing::NotCompiling => "not compiling".into(),
+            Standing::Exhaustive => "exhaustive".into(),
+            Standing::Programs {
+                programs,
+                sufficient: true,
+            } => format!("{programs} programs"),
+            Standing::Programs {
+                programs,
+                sufficient: false,
+            } => format!("{programs} programs, NOT SUFFICIENT"),
+            Standing::Killed => "KILLED".into(),
+            Standing::TimedOut => "TIMED OUT".into(),
+        }
+    }
 }
 
 /// A record's verdict as the combination ranks it: lower is stronger.
@@ -118,6 +214,18 @@ pub fn combine(reports: &[MutateReport]) -> Result<CombinedReport, String> {
         }
         mutants.push(combined);
     }
+    let equivalents = ids
+        .iter()
+        .filter(|id| by_config.iter().any(|m| m[*id].equivalent.is_some()))
+        .map(|id| EquivalentStanding {
+            id: id.to_string(),
+            per_config: configs
+                .iter()
+                .zip(&by_config)
+                .map(|(c, m)| (c.clone(), Standing::of(m[id])))
+                .collect(),
+        })
+        .collect();
     let survivors = mutants
         .iter()
         .filter(|m| m.survives())
@@ -155,6 +263,7 @@ pub fn combine(reports: &[MutateReport]) -> Result<CombinedReport, String> {
         differing,
         configs,
         mutants,
+        equivalents,
     })
 }
 
@@ -186,6 +295,22 @@ impl CombinedReport {
             }
         }
         out.extend(self.assertion_kills.text());
+        if !self.equivalents.is_empty() {
+            let short = self.equivalents.iter().filter(|e| !e.sufficient()).count();
+            out.push(format!(
+                "{} listed equivalents, {} of them without sufficient evidence on a configuration that lists them:",
+                self.equivalents.len(),
+                short
+            ));
+            for e in &self.equivalents {
+                let each: Vec<String> = e
+                    .per_config
+                    .iter()
+                    .map(|(c, s)| format!("{c} {}", s.cell()))
+                    .collect();
+                out.push(format!("  {}: {}", e.id, each.join(", ")));
+            }
+        }
         if !self.survivors.is_empty() {
             out.push("survivors on every configuration that compiles them:".into());
             for s in &self.survivors {
@@ -196,6 +321,22 @@ impl CombinedReport {
             }
         }
         out.join("\n")
+    }
+
+    /// The listed equivalents and their evidence as a Markdown table, one
+    /// row per entry, one column per configuration (docs/mutation.md).
+    pub fn equivalents_markdown(&self) -> String {
+        let mut out = format!("| mutant | {} |\n", self.configs.join(" | "));
+        out += &format!("|---|{}\n", "---|".repeat(self.configs.len()));
+        for e in &self.equivalents {
+            let cells: Vec<String> = self
+                .configs
+                .iter()
+                .map(|c| e.per_config.get(c).map_or(String::new(), Standing::cell))
+                .collect();
+            out += &format!("| `{}` | {} |\n", e.id, cells.join(" | "));
+        }
+        out
     }
 }
 
@@ -297,5 +438,95 @@ mod tests {
         assert_eq!(c.summary["equivalent"], 1);
         assert_eq!(c.summary["not_compiling"], 0);
         assert_eq!(c.differing.len(), 1, "{:?}", c.differing);
+    }
+
+    /// Each listed equivalent's standing per configuration: exhaustive, a
+    /// count of programs (sufficient or not), not compiling, not listed, or
+    /// killed (a wrong entry), and whether it holds everywhere.
+    #[test]
+    fn every_listed_equivalent_is_shown_with_its_evidence_per_configuration() {
+        use crate::tools::mutants::{Battery, Evidence, EvidenceSource};
+        let with = |r: MutantRecord, battery: Battery, exhaustive: bool| MutantRecord {
+            evidence: Some(Evidence::new(EvidenceSource::Run, battery, exhaustive)),
+            ..r
+        };
+        let programs = |n: u64| Battery {
+            random: n / 2,
+            stalled: n / 2,
+            ..Default::default()
+        };
+        let swept = Battery {
+            cvo_sweep: 3,
+            ..programs(80)
+        };
+        let tiny = report(
+            "tiny",
+            vec![
+                with(
+                    record("a.sv:1:1:operator-swap", survived(), true),
+                    swept,
+                    true,
+                ),
+                with(
+                    record("a.sv:2:1:operator-swap", survived(), true),
+                    programs(2000),
+                    false,
+                ),
+                record("a.sv:3:1:operator-swap", killed(), false),
+            ],
+        );
+        let small = report(
+            "small",
+            vec![
+                with(
+                    record("a.sv:1:1:operator-swap", survived(), true),
+                    swept,
+                    true,
+                ),
+                with(
+                    record("a.sv:2:1:operator-swap", survived(), true),
+                    programs(80),
+                    false,
+                ),
+                record("a.sv:3:1:operator-swap", killed(), true),
+            ],
+        );
+        let c = combine(&[tiny, small]).unwrap();
+        let cells: Vec<Vec<String>> = c
+            .equivalents
+            .iter()
+            .map(|e| e.per_config.values().map(Standing::cell).collect())
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                vec!["exhaustive", "exhaustive"],
+                vec!["80 programs, NOT SUFFICIENT", "2000 programs"],
+                vec!["KILLED", "not listed (killed)"],
+            ],
+            "small sorts before tiny"
+        );
+        let holds: Vec<bool> = c
+            .equivalents
+            .iter()
+            .map(EquivalentStanding::sufficient)
+            .collect();
+        assert_eq!(holds, [true, false, false]);
+        assert!(
+            c.text().contains("3 listed equivalents, 2 of them without"),
+            "{}",
+            c.text()
+        );
+        let md = c.equivalents_markdown();
+        assert!(
+            md.starts_with("| mutant | tiny | small |\n|---|---|---|\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| `a.sv:2:1:operator-swap` | 2000 programs | 80 programs, NOT SUFFICIENT |"
+            ),
+            "{md}"
+        );
     }
 }
