@@ -74,7 +74,9 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
     let opts = options(root, &work);
     let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
     let builder = build::Builder::new(root, &work, opts.config).expect("mutant builder");
-    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    let built = builder
+        .schema(&sites, None, &|_| {})
+        .expect("the mutant schema");
     let guarded = built.schema.guarded(sites.len());
     assert!(
         guarded.len() * 10 >= sites.len() * 9,
@@ -90,6 +92,17 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
     let selector = |m: &mutate::Mutant| {
         schema::selector_of(sites.iter().position(|s| s == m).expect("a site"))
     };
+    // The schema of these ten sites only (`--builds subset`): it guards
+    // them and nothing else, under the same selectors.
+    let only: std::collections::BTreeSet<u32> = sample.iter().map(selector).collect();
+    let subset = builder
+        .schema(&sites, Some(&only), &|_| {})
+        .expect("the schema of the sample");
+    assert_eq!(
+        subset.schema.guarded(sites.len()),
+        only.iter().copied().collect::<Vec<_>>()
+    );
+    assert_ne!(subset.so, built.so);
     let results = std::sync::Mutex::new(Vec::new());
     let queue = std::sync::Mutex::new(sample.iter());
     std::thread::scope(|scope| {
@@ -104,10 +117,18 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
                 let schema = Some((built.so.as_path(), selector(m), &lints));
                 let guarded =
                     mutate::run_mutant(&opts, &builder, m, exe, schema).expect("a verdict");
+                let of_sample = Some((subset.so.as_path(), selector(m), &lints));
+                let in_subset =
+                    mutate::run_mutant(&opts, &builder, m, exe, of_sample).expect("a verdict");
                 results.lock().unwrap().push((
                     m.id(),
                     essence(&alone.verdict),
                     essence(&guarded.verdict),
+                ));
+                results.lock().unwrap().push((
+                    format!("{} (subset)", m.id()),
+                    essence(&alone.verdict),
+                    essence(&in_subset.verdict),
                 ));
             });
         }
@@ -124,7 +145,7 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
         .filter(|(_, a, _)| a.starts_with("killed") && !a.contains("(no mismatch)"))
         .count();
     assert!(
-        kills >= 5,
+        kills >= 10,
         "too few kills with a mismatch to compare: {results:#?}"
     );
     // Built alone, a mutant is kept in the build cache under its own key
@@ -161,7 +182,9 @@ fn selector_zero_is_the_rtl_as_written_and_a_selected_mutant_is_not() {
     let opts = options(root, &work);
     let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
     let builder = build::Builder::new(root, &work, opts.config).expect("mutant builder");
-    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    let built = builder
+        .schema(&sites, None, &|_| {})
+        .expect("the mutant schema");
     // The child runs `mutate-run --selector K`: with 0 nothing is mutated,
     // and the short campaign passes every check.
     let run = |k: u32| {
@@ -270,7 +293,9 @@ fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_it
     let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
     let builder =
         build::Builder::new(root, &work, config::by_name("tiny").unwrap()).expect("mutant builder");
-    let built = builder.schema(&sites, &|_| {}).expect("the mutant schema");
+    let built = builder
+        .schema(&sites, None, &|_| {})
+        .expect("the mutant schema");
     for (id, kind) in [
         ("pccx_gemm_engine.sv:277:21:broken-conditional", "hang"),
         ("pccx_axil_slave.sv:48:41:operator-swap", "bus-protocol"),

@@ -293,18 +293,43 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
     }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let use_schema = match request.builds {
-        Builds::Schema => !to_run.is_empty(),
+        Builds::Schema | Builds::Subset => !to_run.is_empty(),
         Builds::Alone => false,
         Builds::Auto => to_run.len() >= SCHEMA_FROM,
     };
     let schema = if use_schema {
         let begin = Instant::now();
-        let built = builder.schema(&sites, &|line| say!("{line}"))?;
+        let only: Option<std::collections::BTreeSet<u32>> = (request.builds == Builds::Subset)
+            .then(|| {
+                let run: HashSet<String> = to_run.iter().map(|m| m.id()).collect();
+                sites
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| run.contains(&m.id()))
+                    .map(|(k, _)| mutate::schema::selector_of(k))
+                    .collect()
+            });
+        let built = builder.schema(&sites, only.as_ref(), &|line| say!("{line}"))?;
+        // With a schema of the run's own mutants, the sites outside the run
+        // are not counted: only the run's own, guarded or built alone.
+        let outside = only.as_ref().map_or(0, |only| {
+            built
+                .schema
+                .unguarded
+                .keys()
+                .filter(|k| !only.contains(k))
+                .count()
+        });
         say!(
-            "mutant schema: {} of {} sites guarded, {} built alone; {} in {:.0} s ({})",
+            "mutant schema{}: {} of {} sites guarded, {} built alone; {} in {:.0} s ({})",
+            if outside > 0 {
+                " of this run's mutants"
+            } else {
+                ""
+            },
             sites.len() - built.schema.unguarded.len(),
-            sites.len(),
-            built.schema.unguarded.len(),
+            sites.len() - outside,
+            built.schema.unguarded.len() - outside,
             if built.cached {
                 "found in the build cache"
             } else {

@@ -332,7 +332,9 @@ pub fn run(
     let mut schemata = Vec::new();
     for config in &request.configs {
         let builder = Builder::new(root, &request.work.join(config.name), *config)?;
-        let built = builder.schema(&sites, &|line| say(&format!("{}: {line}", config.name)))?;
+        let built = builder.schema(&sites, None, &|line| {
+            say(&format!("{}: {line}", config.name))
+        })?;
         say(&format!(
             "{}: schema {} ({})",
             config.name,

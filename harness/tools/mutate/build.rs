@@ -235,6 +235,14 @@ const SCHEMA_RECIPE: &str = "schema-2";
 /// simulation speed counts more than the compile time (docs/mutation.md).
 const SCHEMA_OPT: &str = "-O1";
 
+/// The C++ opt level of a schema of a run's own mutants (`--builds
+/// subset`): it serves a few mutants through long batteries, and without
+/// the other guards the model is small enough for -O2 to pay.
+const SUBSET_OPT: &str = "-O2";
+
+/// Why a site is left out of a schema of a run's own mutants.
+const NOT_IN_SUBSET: &str = "not among this run's mutants (a schema of the run's own mutants)";
+
 /// Rounds of Verilator lint that may evict sites before the schema is
 /// given up on.
 const SCHEMA_ROUNDS: usize = 100;
@@ -259,7 +267,17 @@ impl Builder {
     /// constant expression, is evicted and built alone), then Verilated and
     /// compiled into the build cache (found there if the same schema was
     /// built before). `say` hears about each round.
-    pub fn schema(&self, all: &[Mutant], say: &dyn Fn(&str)) -> Result<SchemaBuild, String> {
+    ///
+    /// With `only` (selectors), the schema guards only those sites: the
+    /// rest of hw/rtl is as written (a file without a guard keeps its
+    /// out-of-line functions), so the model simulates at nearly the speed
+    /// of the RTL alone. Selectors stay those of the whole list.
+    pub fn schema(
+        &self,
+        all: &[Mutant],
+        only: Option<&std::collections::BTreeSet<u32>>,
+        say: &dyn Fn(&str),
+    ) -> Result<SchemaBuild, String> {
         use super::schema::Schema;
         let src = self.work.join("schema");
         // The guards Verilator refused, found once per RTL and toolchain:
@@ -289,15 +307,14 @@ impl Builder {
                     .filter_map(|(k, why)| Some((k.parse().ok()?, why.to_string())))
                     .collect()
             });
-        let schema = match known {
-            Some(evicted) => {
-                let schema = Schema::generate(&self.root, all, &evicted)?;
-                schema.write(&self.root, &src)?;
-                schema
-            }
+        // The guards Verilator refuses among all of them: on record, or
+        // found now (and the schema of every guard kept, when that is the
+        // one wanted).
+        let (evicted, full) = match known {
+            Some(evicted) => (evicted, None),
             None => {
-                let schema = self.lint_rounds(all, &src, say)?;
-                let text: String = schema
+                let linted = self.lint_rounds(all, &src, say, Default::default())?;
+                let text: String = linted
                     .evicted
                     .iter()
                     .map(|(k, why)| format!("{k}\t{}\n", why.replace(['\n', '\t'], " ")))
@@ -308,13 +325,39 @@ impl Builder {
                 if std::fs::write(&tmp, text).is_ok() {
                     let _ = std::fs::rename(&tmp, &lint_file);
                 }
-                schema.schema
+                (linted.evicted, Some(linted.schema))
             }
+        };
+        let schema = match (only, full) {
+            (None, Some(schema)) => schema,
+            (None, None) => {
+                let schema = Schema::generate(&self.root, all, &evicted)?;
+                schema.write(&self.root, &src)?;
+                schema
+            }
+            (Some(only), _) => {
+                let mut excluded = evicted;
+                for k in (1..=all.len() as u32).filter(|k| !only.contains(k)) {
+                    excluded.entry(k).or_insert_with(|| NOT_IN_SUBSET.into());
+                }
+                // Usually one round: the guards left lint as they did among
+                // all of them.
+                self.lint_rounds(all, &src, say, excluded)?.schema
+            }
+        };
+        let opt = if only.is_some() {
+            SUBSET_OPT
+        } else {
+            SCHEMA_OPT
         };
         // Which sites are built alone and why, for whoever wonders.
         let mut listing =
             String::from("# Sites the mutant schema does not guard (built alone), and why.\n");
-        for (k, why) in &schema.unguarded {
+        for (k, why) in schema
+            .unguarded
+            .iter()
+            .filter(|(_, why)| *why != NOT_IN_SUBSET)
+        {
             let id = all.get(*k as usize - 1).map_or(String::new(), |m| m.id());
             listing += &format!("{id}  # {}\n", why.lines().next().unwrap_or(""));
         }
@@ -336,7 +379,7 @@ impl Builder {
         }
         key.add("params", self.params().join(" ").as_bytes());
         key.add("verilator args", MUTANT_VERILATOR_ARGS.join(" ").as_bytes());
-        for (label, value) in self.toolchain.identity(SCHEMA_OPT) {
+        for (label, value) in self.toolchain.identity(opt) {
             key.add(label, value.as_bytes());
         }
         let (dir, found) = crate::rtl::recipe::get_or_build(
@@ -350,7 +393,7 @@ impl Builder {
                     options_file: &src.join("verilator.f"),
                     shim_dir: &shim,
                     verilator_args: MUTANT_VERILATOR_ARGS,
-                    opt: SCHEMA_OPT,
+                    opt,
                     jobs: dynamic::jobs(),
                     defines: &["PCCX_MUTANT_SCHEMA"],
                 };
@@ -367,17 +410,17 @@ impl Builder {
         })
     }
 
-    /// Generates the schema of `all` into `src` and lints it, evicting
-    /// each guard Verilator refuses, until it lints; the schema and the
-    /// guards evicted, with Verilator's reason.
+    /// Generates the schema of `all` without the sites of `evicted` into
+    /// `src` and lints it, evicting each guard Verilator refuses, until it
+    /// lints; the schema and the guards evicted, with Verilator's reason.
     fn lint_rounds(
         &self,
         all: &[Mutant],
         src: &Path,
         say: &dyn Fn(&str),
+        mut evicted: std::collections::BTreeMap<u32, String>,
     ) -> Result<Linted, String> {
         use super::schema::Schema;
-        let mut evicted = std::collections::BTreeMap::new();
         for round in 1..=SCHEMA_ROUNDS {
             let schema = Schema::generate(&self.root, all, &evicted)?;
             schema.write(&self.root, src)?;

@@ -551,8 +551,11 @@ impl Schema {
             let (mut file, left) = schema_file(&source, &here);
             // A function kept out of line may not read the selector, a
             // variable outside it (Verilator: IMPURE); inlined, it computes
-            // the same, only slower.
-            file.text = file.text.replace(NO_INLINE, &" ".repeat(NO_INLINE.len()));
+            // the same, only slower. A file without a guard (in a schema of
+            // a few sites) keeps them out of line.
+            if !here.is_empty() {
+                file.text = file.text.replace(NO_INLINE, &" ".repeat(NO_INLINE.len()));
+            }
             unguarded.extend(left.into_iter().map(|(k, why)| (k, why.to_string())));
             files.push((name, file));
         }
