@@ -448,8 +448,9 @@ fn a_drain_past_its_deadline_is_a_hang() {
 // ---- the mutation battery's directed cases ---------------------------------
 
 /// `mutate`'s directed cases (stimulus/directed.rs) match on every linked
-/// configuration, with exact timing: a findemax over +0 and -0, and the
-/// program whose retires fill every cycle between two latches. They kill
+/// configuration, with exact timing: a findemax over +0 and -0, the
+/// program whose retires fill every cycle between two latches, and GEMV/GEMM
+/// behind a copy into their last activation word. They kill
 /// mutants only because the RTL as written passes them; the retire streak
 /// itself is checked on the golden model's timing by the unit tests.
 #[test]
@@ -460,7 +461,7 @@ fn mutation_directed_cases_match_on_every_configuration() {
         let cfg = common::config(name);
         let cases = directed::cases(&cfg, &GenOptions::for_config(&cfg, 0))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(cases.len(), 2);
+        assert_eq!(cases.len(), 3);
         for case in &cases {
             let (mut reference, mut dut) = (common::golden(&cfg), common::rtl(&cfg));
             let outcome = run_case_with(case, &mut reference, &mut dut, TimingMode::Exact)

@@ -1,6 +1,7 @@
 //! Directed cases for states neither random nor steered programs reach:
-//! a findemax over +0 and -0, and an engine retire in every cycle between
-//! two latches (docs/mutation.md, "Directed cases").
+//! a findemax over +0 and -0, an engine retire in every cycle between two
+//! latches, and GEMV/GEMM that wait for a write to their last activation
+//! word (docs/mutation.md, "The directed cases").
 //!
 //! `mutate` runs them after the CVO sweep on every mutant still alive; the
 //! campaign does not (they are not random, and a seed cannot name them).
@@ -30,6 +31,7 @@ pub fn cases(config: &HwConfig, options: &GenOptions) -> Result<Vec<TestCase>, S
     Ok(vec![
         signed_zero_emax(options, FIRST_SEED),
         retire_streak(config, options, FIRST_SEED + 1)?,
+        activation_tail_hazard(options, FIRST_SEED + 2),
     ])
 }
 
@@ -61,6 +63,33 @@ pub fn signed_zero_emax(options: &GenOptions, seed: u64) -> TestCase {
             (ShapeTable::Fmap, 1, entry(1, K as u16, 0)),
             (ShapeTable::Fmap, 2, entry(2, K as u16, 0)),
             (ShapeTable::Weight, 1, entry(K as u16, N as u16, 0)),
+        ],
+        e_max: None,
+    };
+    case
+}
+
+/// A GEMV and a GEMM of K = 32 (two activation words a row), each after
+/// an async MEMCPY that writes the last word they read (the GEMM's second
+/// row's second word): the RAW hazard must hold them until the copy
+/// retires. A random program seldom has a copy in flight into exactly
+/// the upper half of an operand, so a read footprint half as long as the
+/// operand went unseen on two configurations.
+pub fn activation_tail_hazard(options: &GenOptions, seed: u64) -> TestCase {
+    let program = parse_program(
+        "memcpy l2[513] <- host[0], shape=1, async\n\
+         gemv l2[600] <- l2[512], fmap=2, weight=2\n\
+         memcpy l2[523] <- host[8], shape=1, async\n\
+         gemm l2[640] <- l2[520], fmap=3, weight=2\n",
+    )
+    .expect("the activation-hazard program assembles");
+    let mut case = TestCase::directed(seed, options, program);
+    case.preload = Preload {
+        tables: vec![
+            (ShapeTable::Fmap, 1, entry(1, 1, 8)),
+            (ShapeTable::Fmap, 2, entry(1, 32, 0)),
+            (ShapeTable::Fmap, 3, entry(2, 32, 0)),
+            (ShapeTable::Weight, 2, entry(32, 8, 0)),
         ],
         e_max: None,
     };
@@ -362,6 +391,46 @@ mod tests {
             start: Some(14),
         });
         assert_eq!(find_streak(&started), None);
+    }
+
+    /// Each MAT op starts only after the copy into its last activation
+    /// word has retired, on every shipped configuration.
+    #[test]
+    fn the_activation_hazard_holds_each_mat_op_behind_its_copy() {
+        for name in ["tiny", "small", "kv260"] {
+            let config = config::by_name(name).unwrap();
+            let case = activation_tail_hazard(&options(&config), FIRST_SEED + 2);
+            // By sequence number: (start, retire).
+            let retires: std::collections::BTreeMap<u32, (u64, u64)> =
+                golden_events(&config, &case)
+                    .unwrap()
+                    .into_iter()
+                    .filter_map(|e| match e {
+                        Event::Retire {
+                            seq,
+                            cycle: Some(c),
+                            start: Some(s),
+                            err,
+                            ..
+                        } => {
+                            assert_eq!(err, 0, "{name}");
+                            Some((seq, (s, c)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+            let r: Vec<(u64, u64)> = retires.into_values().collect();
+            assert_eq!(r.len(), 4, "{name}");
+            let (copy, gemv, copy2, gemm) = (r[0], r[1], r[2], r[3]);
+            assert!(
+                gemv.0 > copy.1,
+                "{name}: the GEMV starts before its copy retires"
+            );
+            assert!(
+                gemm.0 > copy2.1,
+                "{name}: the GEMM starts before its copy retires"
+            );
+        }
     }
 
     #[test]
