@@ -174,6 +174,36 @@ fn a_schema_mutant_behaves_like_the_same_mutant_built_alone() {
     }
 }
 
+/// A schema of one site of `pccx_pkg` (a footprint function the
+/// scheduler's out-of-line `dependency_row` calls): the scheduler has no
+/// guard of its own, yet its function must be inlined, or Verilator
+/// refuses the selector read inside it. The first evidence run of
+/// `--builds subset` failed so on `kv260`.
+#[test]
+fn a_schema_of_a_package_site_alone_builds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutate-schema-package");
+    let opts = options(root, &work);
+    let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
+    let builder = build::Builder::new(root, &work, opts.config).expect("mutant builder");
+    // The first site inside `function automatic footprint_t footprint(`.
+    let text = std::fs::read_to_string(root.join("hw/rtl/pccx_pkg.sv")).unwrap();
+    let first = 1 + text
+        .lines()
+        .position(|l| l.contains("footprint_t footprint("))
+        .expect("pccx_pkg.sv defines footprint()");
+    let k = sites
+        .iter()
+        .position(|m| m.file == "pccx_pkg.sv" && m.line > first)
+        .map(schema::selector_of)
+        .expect("a site in footprint()");
+    let only = std::collections::BTreeSet::from([k]);
+    let built = builder
+        .schema(&sites, Some(&only), &|_| {})
+        .unwrap_or_else(|e| panic!("the schema of {}: {e}", sites[k as usize - 1].id()));
+    assert_eq!(built.schema.guarded(sites.len()), [k]);
+}
+
 #[test]
 fn selector_zero_is_the_rtl_as_written_and_a_selected_mutant_is_not() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -538,6 +538,13 @@ impl Schema {
     ) -> Result<Schema, String> {
         let rtl = root.join("hw/rtl");
         let mut unguarded = excluded.clone();
+        // A guard in a package function reaches every caller, an
+        // out-of-line one included (in a schema of a few sites, the only
+        // case where a file without a guard keeps them out of line).
+        let package_guarded = all
+            .iter()
+            .enumerate()
+            .any(|(k, m)| m.file.ends_with("_pkg.sv") && !excluded.contains_key(&selector_of(k)));
         let mut files = Vec::new();
         for name in super::manifest_files(&rtl)? {
             let source = std::fs::read_to_string(rtl.join(&name))
@@ -552,8 +559,9 @@ impl Schema {
             // A function kept out of line may not read the selector, a
             // variable outside it (Verilator: IMPURE); inlined, it computes
             // the same, only slower. A file without a guard (in a schema of
-            // a few sites) keeps them out of line.
-            if !here.is_empty() {
+            // a few sites) keeps them out of line, unless a package it may
+            // call has one.
+            if !here.is_empty() || package_guarded {
                 file.text = file.text.replace(NO_INLINE, &" ".repeat(NO_INLINE.len()));
             }
             unguarded.extend(left.into_iter().map(|(k, why)| (k, why.to_string())));
