@@ -44,7 +44,7 @@ use verilator::Verilator;
 /// The version of the build steps below, part of every cache key: bump it
 /// when a step changes what it produces (a flag, a file, an order), so that
 /// entries built the old way are not reused.
-const RECIPE: &str = "build.rs-4";
+const RECIPE: &str = "build.rs-5";
 
 /// Keys of a `.cfg` file that describe the configuration instead of setting
 /// an RTL parameter; they are not passed to Verilator.
@@ -356,6 +356,11 @@ fn coverage_configs(all: &[HwConfig]) -> Vec<HwConfig> {
 fn verilated_build(include: &Path, opt: &str, coverage: bool) -> cc::Build {
     let trace = if tracing() { "1" } else { "0" };
     let mut b = cc::Build::new();
+    // clang unless CXX names another (harness/rtl/verilator.rs, MODEL_CXX);
+    // a CXX that is set cc reads itself, wrapper (`ccache g++`) and all.
+    if env::var_os("CXX").is_none_or(|v| v.is_empty()) {
+        b.compiler(verilator::model_compiler(verilator::MODEL_CXX).unwrap_or_else(|e| fail(&e)));
+    }
     b.cpp(true)
         .std("c++17")
         .include(include)
@@ -564,20 +569,15 @@ impl Builder {
                 &self.verilator.runtime_files(tracing(), coverage),
             )?;
             let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
-            // Largest first: the longest compile starts first, and the last
-            // ones to finish are short.
-            let cpp = |kinds: &[&str]| -> Vec<PathBuf> {
-                let mut files: Vec<PathBuf> = recipe::class_files(&classes, kinds)
-                    .iter()
-                    .map(|f| mdir.join(f))
-                    .collect();
-                files.sort_by_key(|f| std::cmp::Reverse(fs::metadata(f).map_or(0, |m| m.len())));
-                files
+            // The small files bundled (recipe::bundle), largest first: the
+            // longest compile starts first, and the last ones are short.
+            let cpp = |kinds: &[&str], tag: &str| -> Result<Vec<PathBuf>, String> {
+                recipe::bundle(&mdir, &prefix, tag, &recipe::class_files(&classes, kinds))
             };
             let mut slow_build = slow.clone();
             slow_build
                 .include(&mdir)
-                .files(cpp(&["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]))
+                .files(cpp(&["VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"], "slow")?)
                 .out_dir(dir.join("obj/slow"));
             let slow_objects = slow_build
                 .try_compile_intermediates()
@@ -585,7 +585,7 @@ impl Builder {
             let mut fast_build = fast.clone();
             fast_build
                 .include(&mdir)
-                .files(cpp(&["VM_CLASSES_FAST", "VM_SUPPORT_FAST"]))
+                .files(cpp(&["VM_CLASSES_FAST", "VM_SUPPORT_FAST"], "fast")?)
                 .file(self.root.join("harness/rtl/shim/pccx_shim.cpp"));
             archive(&fast_build, dir, &lib, slow_objects)
         })

@@ -13,7 +13,7 @@
 # row (each one's log in OUT/<version>-<compiler>/<check>.log):
 #   build         PCCX_COVERAGE=1 cargo build --release (kv260, small, tiny,
 #                 tiny_cov and the runtime, Verilated and compiled)
-#   fingerprints  cargo test --release --test fingerprints (65 seeds)
+#   fingerprints  cargo test --release --test gate fingerprints:: (65 seeds)
 #   campaign      200 seeds, random initial state, --jobs 2: all match
 #   wave          an injected fault (l2-data) mismatches, and its FST
 #                 waveform window converts with GTKWave's fst2vcd
@@ -108,7 +108,7 @@ for v in $versions; do
       continue
     fi
     detected=$(grep -o 'verilator: [^|]*' "$row/cache"/tiny-*/inputs.txt | head -1 | awk '{print $2}')
-    fingerprints=$(check fingerprints cargo test --release --test fingerprints)
+    fingerprints=$(check fingerprints cargo test --release --test gate fingerprints::)
     campaign=$(check campaign "$bin" --seed 1 --count 200 --jobs 2 --out "$row/campaign")
     wave=$(check wave bash -c '
       "$1" --seed 1 --count 1 --inject-fault l2-data --out "$2/fault"; [ $? = 1 ] || exit 1

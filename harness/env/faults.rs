@@ -4,7 +4,7 @@
 //! reports (an event, a register read, a write response) or, after the
 //! drain, its architectural state by backdoor. Running a case with the
 //! plain model as reference and `Faulty(model)` as DUT must then produce
-//! exactly the check that fault is meant to trip (tests/scoreboard_fires.rs);
+//! exactly the check that fault is meant to trip (tests/gate/scoreboard_fires.rs);
 //! a check that no fault can trip is a check that may be dead.
 
 use pccx_golden::isa::{self, Decoded, Instr};

@@ -27,10 +27,10 @@ const RTLD_NOW: c_int = 2;
 
 /// The version of the build steps of this file, part of every key they
 /// make: bump it when a step changes what it produces.
-const RECIPE: &str = "dynamic-4";
+const RECIPE: &str = "dynamic-5";
 
 /// The C++ opt level of an on-demand model. Measured on the test that
-/// opens all four `skew_*` configurations (tests/timing.rs,
+/// opens all four `skew_*` configurations (tests/gate/timing.rs,
 /// `a_one_cycle_latency_change_in_any_engine_fails_the_timing_check`, an
 /// empty cache but for the runtime, 2 shared cores): build and run 63 s at
 /// -O0 against 91 s at -O1; the run alone, from the cache, 1.3 s against
@@ -75,9 +75,10 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
 impl Toolchain {
     /// Finds Verilator (`VERILATOR`, default the one this binary was built
     /// with, else `verilator` on PATH) and the C++ compiler (`CXX`, default
-    /// `g++`). `purpose` says what needs them, for the message if one is
-    /// missing.
-    pub fn find(purpose: &str) -> Result<Toolchain, String> {
+    /// `default_cxx`: [`verilator::MODEL_CXX`] for a configuration built on
+    /// demand, [`verilator::MUTANT_CXX`] for a mutant). `purpose` says what
+    /// needs them, for the message if one is missing.
+    pub fn find(purpose: &str, default_cxx: &str) -> Result<Toolchain, String> {
         let command = default_verilator();
         let verilator = Verilator::identify(&command)
             .map_err(|e| format!("{purpose} needs Verilator at run time: {e}"))?;
@@ -90,7 +91,7 @@ impl Toolchain {
         let l2_name = verilator::l2_array_name(&source_root().join("harness/rtl/shim"))
             .map_err(|e| format!("{purpose}: {e}"))?;
         let include = verilator.include.clone();
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+        let cxx = verilator::model_compiler(default_cxx).map_err(|e| format!("{purpose}: {e}"))?;
         let cxx_version = Command::new(&cxx)
             .arg("--version")
             .output()
@@ -275,23 +276,34 @@ impl Toolchain {
         let obj = dir.join("obj");
         std::fs::create_dir_all(&obj).map_err(|e| ("c++", format!("{}: {e}", obj.display())))?;
         let shim = model.shim_dir.join("pccx_shim.cpp");
-        let units: Vec<(PathBuf, PathBuf)> = recipe::class_files(
-            &lists,
-            &[
-                "VM_CLASSES_FAST",
-                "VM_CLASSES_SLOW",
-                "VM_SUPPORT_FAST",
-                "VM_SUPPORT_SLOW",
-            ],
-        )
-        .iter()
-        .map(|f| mdir.join(f))
-        .chain([shim])
-        .map(|src| {
-            let o = obj.join(src.file_name().unwrap()).with_extension("o");
-            (src, o)
-        })
-        .collect();
+        let classes = recipe::class_files(&lists, &["VM_CLASSES_FAST", "VM_CLASSES_SLOW"]);
+        let support = recipe::class_files(&lists, &["VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"]);
+        let sources: Vec<PathBuf> = if model.unity {
+            // One translation unit for the model's classes, as Verilator's
+            // own makefile builds them without VM_PARALLEL_BUILDS
+            // (`<prefix>__ALL.cpp`): at -O0 the compile is mostly parsing
+            // the headers every file includes, so one file costs a fraction
+            // of the many (docs/build.md, "The regression gate").
+            let all = mdir.join(format!("{prefix}__ALL.cpp"));
+            let text: String = classes
+                .iter()
+                .map(|f| format!("#include \"{f}\"\n"))
+                .collect();
+            std::fs::write(&all, text).map_err(|e| ("c++", format!("{}: {e}", all.display())))?;
+            vec![all]
+        } else {
+            // The small files bundled, as build.rs does.
+            recipe::bundle(&mdir, &prefix, "classes", &classes).map_err(|e| ("c++", e))?
+        };
+        let units: Vec<(PathBuf, PathBuf)> = sources
+            .into_iter()
+            .chain(support.iter().map(|f| mdir.join(f)))
+            .chain([shim])
+            .map(|src| {
+                let o = obj.join(src.file_name().unwrap()).with_extension("o");
+                (src, o)
+            })
+            .collect();
         let mut flags = self.flags(model.opt);
         flags.extend([
             format!("-I{}", mdir.display()),
@@ -353,6 +365,10 @@ pub struct SharedModel<'a> {
     pub opt: &'a str,
     /// C++ compiles run at once.
     pub jobs: usize,
+    /// The model's classes compiled as one file (`<prefix>__ALL.cpp`): for
+    /// builds at -O0, where each file's cost is mostly its headers; an
+    /// optimised build keeps the files apart, to compile them in parallel.
+    pub unity: bool,
     /// Preprocessor symbols of the model's compile (`PCCX_MUTANT_SCHEMA`).
     pub defines: &'a [&'a str],
 }
@@ -481,7 +497,7 @@ impl OnDemand {
                 options.display()
             ));
         }
-        Toolchain::find(&OnDemand::purpose(config))
+        Toolchain::find(&OnDemand::purpose(config), verilator::MODEL_CXX)
     }
 
     /// The key of `config`'s shared object.
@@ -511,6 +527,7 @@ impl OnDemand {
                 verilator_args: ON_DEMAND_VERILATOR_ARGS,
                 opt: ON_DEMAND_OPT,
                 jobs: jobs(),
+                unity: true,
                 defines: &[],
             };
             toolchain
@@ -526,9 +543,13 @@ impl OnDemand {
     }
 }
 
-/// The Verilator flags of an on-demand model after the shared ones: the
-/// split build.rs uses (so the compiles run in parallel), no tracing.
-const ON_DEMAND_VERILATOR_ARGS: &[&str] = &["--output-split", "5000"];
+/// The Verilator flags of an on-demand model after the shared ones: none,
+/// so no tracing, and no `--output-split`. Verilator's own split (classes,
+/// slow and fast code) still gives the compiles files to run in parallel,
+/// and fewer files parse the model's headers fewer times: tiny at -O0 with
+/// clang, two at a time, compiled in 5.0 s unsplit against 6.7 s split at
+/// 5000 (docs/build.md, "The regression gate").
+const ON_DEMAND_VERILATOR_ARGS: &[&str] = &[];
 
 /// The first lines of a tool's message: the error is at the top, and a
 /// failing compile of generated C++ can print megabytes.

@@ -299,6 +299,71 @@ pub fn class_files(lists: &BTreeMap<String, Vec<String>>, kinds: &[&str]) -> Vec
         .collect()
 }
 
+/// A file a bundle holds alone from this size up: at -O1 and -O2 a file
+/// of Verilated C++ this large costs far more than the headers every file
+/// parses (about 0.7 s each with clang here), so it stays a unit of its own
+/// and compiles in parallel with the others.
+pub const BUNDLE_BYTES: u64 = 256 * 1024;
+
+/// The C++ files `files` of the Verilator output directory `mdir` as units
+/// to compile: every file of [`BUNDLE_BYTES`] or more alone, the smaller
+/// ones `#include`d together into `<prefix>__bundle_<tag>_<n>.cpp` files of
+/// about that size, largest first. A Verilated model's classes are made to
+/// compile as one file (Verilator's own makefile does so when the build is
+/// not parallel), so bundling changes nothing but how often the headers
+/// are parsed (docs/build.md, "The regression gate").
+pub fn bundle(
+    mdir: &Path,
+    prefix: &str,
+    tag: &str,
+    files: &[String],
+) -> Result<Vec<PathBuf>, String> {
+    let mut sized: Vec<(u64, &String)> = files
+        .iter()
+        .map(|f| {
+            let path = mdir.join(f);
+            fs::metadata(&path)
+                .map(|m| (m.len(), f))
+                .map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .collect::<Result<_, _>>()?;
+    sized.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut units = Vec::new();
+    let mut group: Vec<&String> = Vec::new();
+    let mut group_bytes = 0;
+    let flush = |group: &mut Vec<&String>, units: &mut Vec<PathBuf>| -> Result<(), String> {
+        match group.len() {
+            0 => {}
+            1 => units.push(mdir.join(group[0])),
+            _ => {
+                let path = mdir.join(format!("{prefix}__bundle_{tag}_{}.cpp", units.len()));
+                let text: String = group
+                    .iter()
+                    .map(|f| format!("#include \"{f}\"\n"))
+                    .collect();
+                fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                units.push(path);
+            }
+        }
+        group.clear();
+        Ok(())
+    };
+    for (bytes, file) in sized {
+        if bytes >= BUNDLE_BYTES {
+            units.push(mdir.join(file));
+            continue;
+        }
+        group.push(file);
+        group_bytes += bytes;
+        if group_bytes >= BUNDLE_BYTES {
+            flush(&mut group, &mut units)?;
+            group_bytes = 0;
+        }
+    }
+    flush(&mut group, &mut units)?;
+    Ok(units)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,42 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The C++ compiler of the Verilated models when `CXX` does not name one:
+/// clang, whose models simulate 1.2-1.4x faster than gcc's on every
+/// Verilator of the matrix and compile faster too (docs/build.md, "The C++
+/// compiler of the models"). The mutant builds of `pccx-cosim mutate` keep
+/// [`MUTANT_CXX`].
+pub const MODEL_CXX: &str = "clang++";
+
+/// The C++ compiler of the mutant builds when `CXX` does not name one. The
+/// equivalence evidence of hw/mutants/evidence.json is keyed on the
+/// toolchain that built the schema it ran on, gcc's, so a change here would
+/// make every record stale (docs/build.md, "The C++ compiler of the models").
+pub const MUTANT_CXX: &str = "g++";
+
+/// The C++ compiler a model build uses: `CXX` when set, else `default`,
+/// which must run: a missing clang stops the build with the fix rather than
+/// falling back to another compiler, whose model would be another speed and
+/// another cache entry.
+pub fn model_compiler(default: &str) -> Result<String, String> {
+    if let Some(cxx) = std::env::var_os("CXX").filter(|v| !v.is_empty()) {
+        return Ok(cxx.to_string_lossy().into_owned());
+    }
+    match Command::new(default).arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(default.to_string()),
+        Ok(o) => Err(format!(
+            "the C++ compiler of the models, `{default}`, failed to report its version ({}): \
+             run `bash scripts/setup.sh`, or set CXX to another compiler (CXX=g++)",
+            o.status
+        )),
+        Err(e) => Err(format!(
+            "the C++ compiler of the models, `{default}`, cannot be run ({e}): \
+             run `bash scripts/setup.sh` (it installs clang), or set CXX to another \
+             compiler (CXX=g++)"
+        )),
+    }
+}
+
 /// A Verilator release number: `5.006` is `{ major: 5, minor: 6 }`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Version {

@@ -4,7 +4,7 @@
 //! its L2. Random programs reach the functions' general paths but not every
 //! rounding corner; a datapath mutant that only moves a last bit somewhere
 //! survives them. `pccx-cosim mutate` runs the sweep on every mutant the
-//! random seeds did not kill (docs/mutation.md); tests/cvo_exhaustive.rs
+//! random seeds did not kill (docs/mutation.md); tests/gate/cvo_exhaustive.rs
 //! is the same idea on kv260 in one chunk, with `accm` and more scalars.
 
 use pccx_golden::asm::{parse_program, Program};

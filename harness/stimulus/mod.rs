@@ -429,7 +429,7 @@ pub const MODERATE_BLOCK_WORDS: usize = 32;
 /// and a sum of 100 elements almost always meets a NaN or an infinity. In
 /// a moderate block EXP, GELU, SIN and COS take their general paths and
 /// REDUCE_SUM sums finite values, so a broken datapath shows in the
-/// random campaigns too, not only in tests/cvo_exhaustive.rs.
+/// random campaigns too, not only in tests/gate/cvo_exhaustive.rs.
 pub fn with_moderate_blocks(image: &mut [Word], seed: u64) {
     let mut rng = Rng::new(seed);
     for block in image.chunks_mut(MODERATE_BLOCK_WORDS) {

@@ -14,7 +14,7 @@
 //! - [`Rng::below`] draws an integer uniformly from `0..n` by rejection, so
 //!   that no value is more likely than another (no modulo bias).
 //!
-//! Both are pinned to the reference outputs by tests (tests/stimulus.rs).
+//! Both are pinned to the reference outputs by tests (tests/gate/stimulus.rs).
 //!
 //! [`Rng`] also implements the traits of the `rand` ecosystem
 //! (`rand_core` 0.10: `TryRng` with no error, which makes it a

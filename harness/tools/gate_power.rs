@@ -8,10 +8,11 @@
 //! mutant. First the schemata run the gate with no mutant selected: a
 //! test that fails then (it needs tracing, which the schemata lack) is
 //! left out of every mutant's run, and the report says which. Then each
-//! mutant runs the binaries, fastest first, until one fails (killed) or
-//! all pass (survived). docs/mutation.md, "The gate's power".
+//! mutant runs the binaries module by module (a unit: the tests of one
+//! top-level module of one binary), fastest first, until one fails
+//! (killed) or all pass (survived). docs/mutation.md, "The gate's power".
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -43,12 +44,17 @@ pub struct GateRequest {
     pub timeout_factor: u32,
 }
 
-/// One test binary of the gate.
+/// One unit of the gate: the tests of one top-level module of a test binary.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateBinary {
-    /// The test target (`rtl_random`, `pccx_cosim` for the library's own).
+    /// The test target and module this unit runs (`gate::rtl_random`,
+    /// `pccx_cosim::scoreboard` for a module of the library's own tests).
     pub name: String,
     pub path: PathBuf,
+    /// The tests of the binary this unit runs, by exact name (every test of
+    /// one top-level module); empty: the whole binary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<String>,
     /// Its wall time with the schemata and no mutant selected.
     pub baseline_seconds: f64,
     /// Tests that fail with no mutant selected (they need what a schema
@@ -224,6 +230,39 @@ pub fn gate_binaries(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(binaries)
 }
 
+/// The units of a test binary: its tests grouped by their top-level module
+/// (`rtl_random::kv260_fixed_seeds` is in `rtl_random`), so that the gate's
+/// one binary (tests/gate) is run module by module, fastest first, and a
+/// mutant's run stops at the first module that fails, as it stopped at the
+/// first failing binary when each area was a binary of its own.
+fn units_of(target: &str, path: &Path, root: &Path) -> Result<Vec<(String, Vec<String>)>, String> {
+    let out = Command::new(path)
+        .args(["--list", "--format", "terse"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run {} --list: {e}", path.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} --list failed ({}): {}",
+            path.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let mut units: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(test) = line.strip_suffix(": test") else {
+            continue;
+        };
+        let module = test.split("::").next().unwrap_or(test);
+        units
+            .entry(format!("{target}::{module}"))
+            .or_default()
+            .push(test.to_string());
+    }
+    Ok(units.into_iter().collect())
+}
+
 /// How one binary's run ended.
 struct BinaryRun {
     seconds: f64,
@@ -233,11 +272,13 @@ struct BinaryRun {
     code: Option<i32>,
 }
 
-/// Runs a test binary from `root` with `overrides`, leaving out `skip`
-/// (exact names), stopped after `limit`; its output goes to `log`.
+/// Runs the tests `only` (exact names; all when empty) of a test binary
+/// from `root` with `overrides`, leaving out `skip` (exact names), stopped
+/// after `limit`; its output goes to `log`.
 fn run_binary(
     root: &Path,
     path: &Path,
+    only: &[String],
     overrides: &[ModelOverride],
     skip: &[String],
     limit: Duration,
@@ -250,11 +291,12 @@ fn run_binary(
         .try_clone()
         .map_err(|e| format!("{}: {e}", log.display()))?;
     let mut cmd = Command::new(path);
-    if !skip.is_empty() {
+    if !skip.is_empty() || !only.is_empty() {
         cmd.arg("--exact");
         for s in skip {
             cmd.args(["--skip", s]);
         }
+        cmd.args(only);
     }
     let start = Instant::now();
     let mut child = cmd
@@ -374,9 +416,15 @@ pub fn run(
         .map_err(|e| format!("{}: cannot create: {e}", logs.display()))?;
     let generous = Duration::from_secs(1800);
     let mut gate: Vec<GateBinary> = Vec::new();
-    for (name, path) in &binaries {
-        let log = logs.join(format!("baseline-{name}.log"));
-        let run = run_binary(root, path, &schema_overrides(0), &[], generous, &log)?;
+    let mut units = Vec::new();
+    for (target, path) in &binaries {
+        for (name, tests) in units_of(target, path, root)? {
+            units.push((name, path, tests));
+        }
+    }
+    for (name, path, tests) in &units {
+        let log = logs.join(format!("baseline-{}.log", name.replace("::", "-")));
+        let run = run_binary(root, path, tests, &schema_overrides(0), &[], generous, &log)?;
         if run.code != Some(0) && run.failed.is_empty() {
             return Err(format!(
                 "the gate's `{name}` ended with {:?} and no failed test with no mutant selected; its output: {}",
@@ -393,7 +441,8 @@ pub fn run(
         }
         gate.push(GateBinary {
             name: name.clone(),
-            path: path.clone(),
+            path: (*path).clone(),
+            tests: tests.clone(),
             baseline_seconds: run.seconds,
             left_out: run.failed,
         });
@@ -401,7 +450,7 @@ pub fn run(
     gate.sort_by(|a, b| a.baseline_seconds.total_cmp(&b.baseline_seconds));
     let total: f64 = gate.iter().map(|b| b.baseline_seconds).sum();
     say(&format!(
-        "the gate with no mutant selected: {} binaries, {total:.1} s",
+        "the gate with no mutant selected: {} units (a module of a test binary each), {total:.1} s",
         gate.len()
     ));
     let mut journal_file = std::fs::File::create(journal)
@@ -480,8 +529,16 @@ fn judge(
         let limit = Duration::from_secs_f64(
             b.baseline_seconds * f64::from(request.timeout_factor.max(1)) + 30.0,
         );
-        let log = logs.join(format!("m{selector}-{}.log", b.name));
-        let run = run_binary(&request.root, &b.path, &overrides, &b.left_out, limit, &log)?;
+        let log = logs.join(format!("m{selector}-{}.log", b.name.replace("::", "-")));
+        let run = run_binary(
+            &request.root,
+            &b.path,
+            &b.tests,
+            &overrides,
+            &b.left_out,
+            limit,
+            &log,
+        )?;
         let seconds = start.elapsed().as_secs_f64();
         match run.code {
             None => {

@@ -1,4 +1,4 @@
-//! Shared by the tests that run the `pccx-cosim` binary (tests/cli.rs,
+//! Shared by the tests that run the `pccx-cosim` binary (tests/gate/cli.rs,
 //! tests/scale_out.rs, tests/slurm.rs): running it, scratch directories,
 //! reading its reports. Needs no RTL, unlike tests/common.
 #![allow(dead_code)]

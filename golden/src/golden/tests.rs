@@ -405,7 +405,7 @@ fn elements(word: Word) -> Vec<Bf16> {
 /// The wiring of the CVO interpreter: element order, the mask of the last
 /// word, sub_emax before the function, accm after it, SCALE's scalar word,
 /// REDUCE_SUM into element 0 only (the functions themselves are checked in
-/// numerics::cvo and against the RTL in tests/cvo_exhaustive.rs).
+/// numerics::cvo and against the RTL in tests/gate/cvo_exhaustive.rs).
 #[test]
 fn cvo_wiring_masks_flags_and_layout() {
     let input: Vec<Word> = (0..3u128)

@@ -22,7 +22,7 @@ pub const MUTANT_CONFIG: &str = "mutant";
 const MUTANT_OPT: &str = "-O0";
 
 /// The version of a mutant's build steps, part of its cache key.
-const MUTANT_RECIPE: &str = "mutant-1";
+const MUTANT_RECIPE: &str = "mutant-2";
 
 /// After the shared -Wall: a mutant may warn, and still runs.
 const MUTANT_VERILATOR_ARGS: &[&str] = &["-Wno-fatal", "-Wno-lint", "-Wno-style"];
@@ -52,7 +52,7 @@ impl Builder {
     /// Finds Verilator and a C++ compiler, and the Verilator runtime's
     /// objects in the build cache (compiling them there unless they are).
     pub fn new(root: &Path, work: &Path, config: HwConfig) -> Result<Builder, String> {
-        let toolchain = Toolchain::find("mutate")?;
+        let toolchain = Toolchain::find("mutate", crate::rtl::verilator::MUTANT_CXX)?;
         let runtime = toolchain.runtime_objects(&dynamic::default_cache_dir())?;
         Ok(Builder {
             root: root.to_path_buf(),
@@ -213,6 +213,7 @@ impl Builder {
             opt: MUTANT_OPT,
             // `mutate --jobs` already builds that many mutants at once.
             jobs: 1,
+            unity: true,
             defines: &[],
         };
         self.toolchain
@@ -229,7 +230,7 @@ pub fn load(so: &Path) -> Result<MutantModel, String> {
 pub const SCHEMA_CONFIG: &str = "schema";
 
 /// The version of the schema's build steps, part of its cache key.
-const SCHEMA_RECIPE: &str = "schema-2";
+const SCHEMA_RECIPE: &str = "schema-3";
 
 /// The C++ opt level of a schema: one build serves every mutant, so the
 /// simulation speed counts more than the compile time (docs/mutation.md).
@@ -395,6 +396,7 @@ impl Builder {
                     verilator_args: MUTANT_VERILATOR_ARGS,
                     opt,
                     jobs: dynamic::jobs(),
+                    unity: false,
                     defines: &["PCCX_MUTANT_SCHEMA"],
                 };
                 self.toolchain

@@ -1,5 +1,5 @@
 //! Hand-checked values of each CVO function (the exhaustive checks are the
-//! accuracy module's and tests/cvo_exhaustive.rs).
+//! accuracy module's and tests/gate/cvo_exhaustive.rs).
 
 use super::*;
 

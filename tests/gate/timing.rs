@@ -10,7 +10,7 @@
 //!   rules; exact timing then (rightly) does not hold.
 //! - Injected timing faults fire the timing, status and order checks.
 
-mod common;
+use crate::common;
 
 use pccx_cosim::env::faults::{Fault, Faulty};
 use pccx_cosim::env::models;

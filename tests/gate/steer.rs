@@ -3,9 +3,8 @@
 //! and results whatever the number of workers, reach every scheduler slot
 //! and the backdoor ports, and what they find replays from its repro file.
 
-mod common;
-#[path = "support/mod.rs"]
-mod support;
+use crate::common;
+use crate::support;
 
 use common::{config, golden, rtl};
 use pccx_cosim::scoreboard::run_case;

@@ -2,7 +2,7 @@
 //! built in code runs, journals, fails on an injected fault with exit
 //! status 1, and resumes a directory cut short to the same records.
 
-mod support;
+use crate::support;
 
 use pccx_cosim::env::faults::Fault;
 use pccx_cosim::env::models::DutKind;

@@ -4,7 +4,7 @@
 //! GEMV's BF16 outputs (docs/cvo.md section 7 states the tolerances and
 //! why they hold).
 
-mod common;
+use crate::common;
 
 use common::{config, golden, rtl};
 use pccx_cosim::scoreboard::run_case;

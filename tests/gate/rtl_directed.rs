@@ -5,7 +5,7 @@
 //! Where a case is about timing behaviour (back-pressure, out-of-order
 //! retire), the test also checks that the behaviour really happened.
 
-mod common;
+use crate::common;
 
 use common::must_match;
 

@@ -6,7 +6,7 @@
 //! writes, its retire cycle and the final state are compared; the inputs are
 //! exact (L2 patches over the seeded image).
 
-mod common;
+use crate::common;
 
 use common::{config, golden, rtl};
 use pccx_cosim::scoreboard::run_case;

@@ -7,7 +7,7 @@
 //! so the timing check is off; every write, retire code, beat count and the
 //! final state must be identical.
 
-mod common;
+use crate::common;
 
 use pccx_cosim::scoreboard::{run_case_with, TimingMode};
 use pccx_cosim::stimulus::{GenOptions, TestCase};

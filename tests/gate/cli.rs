@@ -1,6 +1,6 @@
 //! The `pccx-cosim` binary: disasm, asm, gen, campaigns and exit codes.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! PRNG is portable), so a failure here reproduces with
 //! `pccx-cosim --seed N --config C --instrs L`.
 
-mod common;
+use crate::common;
 
 use pccx_cosim::scoreboard::{run_case, CheckKind, Mismatch};
 use pccx_cosim::stimulus::{GenOptions, TestCase};
