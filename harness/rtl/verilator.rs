@@ -32,7 +32,12 @@ pub const MUTANT_CXX: &str = "g++";
 /// falling back to another compiler, whose model would be another speed and
 /// another cache entry.
 pub fn model_compiler(default: &str) -> Result<String, String> {
-    if let Some(cxx) = std::env::var_os("CXX").filter(|v| !v.is_empty()) {
+    choose_compiler(std::env::var_os("CXX"), default)
+}
+
+/// [`model_compiler`] with the value of `CXX` given.
+fn choose_compiler(cxx: Option<std::ffi::OsString>, default: &str) -> Result<String, String> {
+    if let Some(cxx) = cxx.filter(|v| !v.is_empty()) {
         return Ok(cxx.to_string_lossy().into_owned());
     }
     match Command::new(default).arg("--version").output() {
@@ -680,6 +685,20 @@ fn keyed_reset_line(line: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cxx_wins_and_a_missing_default_compiler_stops_with_the_fix() {
+        assert_eq!(
+            choose_compiler(Some("g++-12".into()), "no-such-c++").unwrap(),
+            "g++-12"
+        );
+        let e = choose_compiler(None, "no-such-c++").unwrap_err();
+        assert!(e.contains("`no-such-c++`") && e.contains("CXX=g++"), "{e}");
+        // An empty CXX is no choice: the default is taken.
+        let e = choose_compiler(Some("".into()), "no-such-c++").unwrap_err();
+        assert!(e.contains("no-such-c++"), "{e}");
+        assert_eq!(choose_compiler(None, "true").unwrap(), "true");
+    }
 
     fn keyed(line: &str) -> Option<String> {
         keyed_reset_line(line).map(|(l, _)| l)

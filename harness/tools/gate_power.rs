@@ -635,6 +635,34 @@ pub fn table(report: &GateReport) -> String {
 mod tests {
     use super::*;
 
+    /// The units of this very binary (the library's unit tests): every
+    /// test listed once, in the unit of its top-level module, and this test
+    /// among them; an unknown binary is an error naming it.
+    #[test]
+    fn a_binary_splits_into_one_unit_per_top_level_module() {
+        let exe = std::env::current_exe().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let units = units_of("pccx_cosim", &exe, root).unwrap();
+        let this = "tools::gate_power::tests::a_binary_splits_into_one_unit_per_top_level_module";
+        let tools = units
+            .iter()
+            .find(|(name, _)| name == "pccx_cosim::tools")
+            .expect("a unit for the tools module");
+        assert!(tools.1.iter().any(|t| t == this), "{:?}", tools.1);
+        let mut all: Vec<&String> = units.iter().flat_map(|(_, tests)| tests).collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n, "a test in two units");
+        assert!(units.len() > 5, "{units:?}");
+        for (name, tests) in &units {
+            let module = name.strip_prefix("pccx_cosim::").unwrap();
+            assert!(tests.iter().all(|t| t.split("::").next() == Some(module)));
+        }
+        let missing = units_of("nothing", Path::new("/nonexistent/test-binary"), root);
+        assert!(missing.unwrap_err().contains("/nonexistent/test-binary"));
+    }
+
     fn record(id: &str, verdict: GateVerdict) -> GateRecord {
         GateRecord {
             id: id.into(),
