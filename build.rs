@@ -65,6 +65,9 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PCCX_NO_TRACE");
     println!("cargo:rerun-if-env-changed=PCCX_TRACE_DEPTH");
     println!("cargo:rerun-if-env-changed=PCCX_COVERAGE");
+    // The models' C++ compiler (clang++ when unset, verilator::MODEL_CXX):
+    // cc reads CXX only when no compiler is given, so it is named here.
+    println!("cargo:rerun-if-env-changed=CXX");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());

@@ -9,6 +9,11 @@
 //! comment on each member. The shape-table entry id the harness exchanges
 //! with the RTL (`entry_id_t`, layout.rs's `entry_id`) is checked the same
 //! way. It needs no Verilator.
+//!
+//! (pccx_pkg.sv's comment still calls this file `tests/isa_layout_sv.rs`,
+//! its name before the gate became one binary: any edit of hw/rtl, a
+//! comment too, makes the equivalence evidence of hw/mutants/evidence.json
+//! stale, so the comment waits for the next real change of that file.)
 
 use pccx_golden::isa::layout::{self, Field};
 use std::collections::BTreeMap;
