@@ -83,7 +83,7 @@ pub(super) struct MutateArgs {
     /// Mutants Verilator lints at once to find those it refuses alone (a
     /// refused batch is split until each refusal is one mutant's alone;
     /// docs/mutation.md); 1 lints each alone.
-    #[arg(long, value_name = "N", default_value_t = crate::tools::mutate::lint::DEFAULT_BATCH,
+    #[arg(long, value_name = "N", default_value_t = crate::tools::mutants::DEFAULT_LINT_BATCH,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     lint_batch: usize,
     /// Print the mutants that would run, and stop.

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+/// Mutants Verilator lints at once by default (`mutate --lint-batch`,
+/// tools::mutate::lint): here, so that the command line builds without the
+/// RTL (`--no-default-features`) too.
+pub const DEFAULT_LINT_BATCH: usize = 16;
+
 /// What became of one mutant; as JSON (the child's line, a record's
 /// `result`), tagged by `verdict`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

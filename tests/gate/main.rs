@@ -5,8 +5,11 @@
 //! Each module is one area (the file names say which); a test runs alone
 //! with `cargo test --test gate MODULE::` or `cargo test --test gate NAME`.
 //! The second tier's tests stay binaries of their own (`tests/*.rs`,
-//! `test = false` in Cargo.toml).
+//! `test = false` in Cargo.toml). The modules that open the RTL are left
+//! out of a build without it (`--no-default-features`), as their
+//! `required-features` left their binaries out before.
 
+#[cfg(feature = "rtl")]
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../support/mod.rs"]
@@ -42,6 +45,7 @@ mod scoreboard_fires;
 mod session;
 #[cfg(feature = "rtl")]
 mod shrink;
+#[cfg(feature = "rtl")]
 mod steer;
 mod stimulus;
 #[cfg(feature = "rtl")]

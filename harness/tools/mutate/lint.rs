@@ -17,8 +17,10 @@ use std::time::Instant;
 use super::build::Builder;
 use super::Mutant;
 
-/// Mutants linted at once by default (`mutate --lint-batch`).
-pub const DEFAULT_BATCH: usize = 16;
+/// Mutants linted at once by default (`mutate --lint-batch`); the number
+/// lives in `tools::mutants`, which builds without the RTL too, for the
+/// command line's default.
+pub const DEFAULT_BATCH: usize = crate::tools::mutants::DEFAULT_LINT_BATCH;
 
 /// One mutant's lint verdict: `Err` holds the stage and Verilator's
 /// message, as [`Builder::lint_alone`] gives them.
