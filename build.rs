@@ -359,10 +359,8 @@ fn coverage_configs(all: &[HwConfig]) -> Vec<HwConfig> {
 fn verilated_build(include: &Path, opt: &str, coverage: bool) -> cc::Build {
     let trace = if tracing() { "1" } else { "0" };
     let mut b = cc::Build::new();
-    // clang unless CXX names another (harness/rtl/verilator.rs, MODEL_CXX);
-    // a CXX that is set cc reads itself, wrapper (`ccache g++`) and all.
-    if env::var_os("CXX").is_none_or(|v| v.is_empty()) {
-        b.compiler(verilator::model_compiler(verilator::MODEL_CXX).unwrap_or_else(|e| fail(&e)));
+    if let Some(cxx) = default_model_compiler() {
+        b.compiler(cxx);
     }
     b.cpp(true)
         .std("c++17")
@@ -379,6 +377,20 @@ fn verilated_build(include: &Path, opt: &str, coverage: bool) -> cc::Build {
         .flag_if_supported("-fcf-protection=none")
         .debug(false);
     b
+}
+
+/// The compiler to give every model build when `CXX` is unset: clang
+/// (harness/rtl/verilator.rs, MODEL_CXX), checked once per build. `None`
+/// when `CXX` is set: cc reads it itself, wrapper (`ccache g++`) and all.
+fn default_model_compiler() -> Option<&'static str> {
+    static CHOSEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    CHOSEN
+        .get_or_init(|| {
+            env::var_os("CXX").is_none_or(|v| v.is_empty()).then(|| {
+                verilator::model_compiler(verilator::MODEL_CXX).unwrap_or_else(|e| fail(&e))
+            })
+        })
+        .as_deref()
 }
 
 /// The identity of the C++ compiler a build uses: its path, every flag cc
@@ -575,7 +587,13 @@ impl Builder {
             // The small files bundled (recipe::bundle), largest first: the
             // longest compile starts first, and the last ones are short.
             let cpp = |kinds: &[&str], tag: &str| -> Result<Vec<PathBuf>, String> {
-                recipe::bundle(&mdir, &prefix, tag, &recipe::class_files(&classes, kinds))
+                recipe::bundle(
+                    &mdir,
+                    &prefix,
+                    tag,
+                    &recipe::class_files(&classes, kinds),
+                    recipe::BUNDLE_BYTES,
+                )
             };
             let mut slow_build = slow.clone();
             slow_build

@@ -36,7 +36,7 @@ build() {
   local cxx=$1 flags=$2 name=$3 obj="$work/obj-$3"
   mkdir -p "$obj"
   # Every generated file but the bundles (which only #include the others).
-  find "$src" -maxdepth 1 -name '*.cpp' ! -name '*__bundle_*' ! -name '*__ALL.cpp' |
+  find "$src" -maxdepth 1 -name '*.cpp' ! -name '*__bundle_*' |
     { cat; printf '%s\n' "$shim/pccx_shim.cpp" "$inc/verilated.cpp" "$inc/verilated_dpi.cpp" \
         "$inc/verilated_threads.cpp" "$inc/verilated_fst_c.cpp"; } |
     xargs -P "$(nproc)" -I{} sh -c "$cxx -std=c++17 $flags -fPIC -w -faligned-new \

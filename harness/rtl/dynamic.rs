@@ -278,23 +278,16 @@ impl Toolchain {
         let shim = model.shim_dir.join("pccx_shim.cpp");
         let classes = recipe::class_files(&lists, &["VM_CLASSES_FAST", "VM_CLASSES_SLOW"]);
         let support = recipe::class_files(&lists, &["VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"]);
-        let sources: Vec<PathBuf> = if model.unity {
-            // One translation unit for the model's classes, as Verilator's
-            // own makefile builds them without VM_PARALLEL_BUILDS
-            // (`<prefix>__ALL.cpp`): at -O0 the compile is mostly parsing
-            // the headers every file includes, so one file costs a fraction
-            // of the many (docs/build.md, "The regression gate").
-            let all = mdir.join(format!("{prefix}__ALL.cpp"));
-            let text: String = classes
-                .iter()
-                .map(|f| format!("#include \"{f}\"\n"))
-                .collect();
-            std::fs::write(&all, text).map_err(|e| ("c++", format!("{}: {e}", all.display())))?;
-            vec![all]
+        // At -O0 (`unity`) the classes are one translation unit, else the
+        // small files are bundled as build.rs bundles them (recipe::bundle;
+        // docs/build.md, "The regression gate").
+        let alone_from = if model.unity {
+            u64::MAX
         } else {
-            // The small files bundled, as build.rs does.
-            recipe::bundle(&mdir, &prefix, "classes", &classes).map_err(|e| ("c++", e))?
+            recipe::BUNDLE_BYTES
         };
+        let sources = recipe::bundle(&mdir, &prefix, "classes", &classes, alone_from)
+            .map_err(|e| ("c++", e))?;
         let units: Vec<(PathBuf, PathBuf)> = sources
             .into_iter()
             .chain(support.iter().map(|f| mdir.join(f)))
@@ -365,7 +358,8 @@ pub struct SharedModel<'a> {
     pub opt: &'a str,
     /// C++ compiles run at once.
     pub jobs: usize,
-    /// The model's classes compiled as one file (`<prefix>__ALL.cpp`): for
+    /// The model's classes compiled as one file (one bundle of them all,
+    /// `<prefix>__bundle_classes_0.cpp`): for
     /// builds at -O0, where each file's cost is mostly its headers; an
     /// optimised build keeps the files apart, to compile them in parallel.
     pub unity: bool,

@@ -306,9 +306,13 @@ pub fn class_files(lists: &BTreeMap<String, Vec<String>>, kinds: &[&str]) -> Vec
 pub const BUNDLE_BYTES: u64 = 256 * 1024;
 
 /// The C++ files `files` of the Verilator output directory `mdir` as units
-/// to compile: every file of [`BUNDLE_BYTES`] or more alone, the smaller
-/// ones `#include`d together into `<prefix>__bundle_<tag>_<n>.cpp` files of
-/// about that size, largest first. A Verilated model's classes are made to
+/// to compile: every file of `alone_from` bytes or more alone (build.rs and
+/// the schemata: [`BUNDLE_BYTES`]), the smaller ones `#include`d together
+/// into `<prefix>__bundle_<tag>_<n>.cpp` files of about that size, largest
+/// first. With `u64::MAX` every file goes into one bundle: the one
+/// translation unit of a build at -O0, where each file's cost is mostly
+/// the headers it parses (Verilator's own makefile builds a model so
+/// without `VM_PARALLEL_BUILDS`). A Verilated model's classes are made to
 /// compile as one file (Verilator's own makefile does so when the build is
 /// not parallel), so bundling changes nothing but how often the headers
 /// are parsed (docs/build.md, "The regression gate").
@@ -317,6 +321,7 @@ pub fn bundle(
     prefix: &str,
     tag: &str,
     files: &[String],
+    alone_from: u64,
 ) -> Result<Vec<PathBuf>, String> {
     let mut sized: Vec<(u64, &String)> = files
         .iter()
@@ -349,13 +354,13 @@ pub fn bundle(
         Ok(())
     };
     for (bytes, file) in sized {
-        if bytes >= BUNDLE_BYTES {
+        if bytes >= alone_from {
             units.push(mdir.join(file));
             continue;
         }
         group.push(file);
         group_bytes += bytes;
-        if group_bytes >= BUNDLE_BYTES {
+        if group_bytes >= alone_from {
             flush(&mut group, &mut units)?;
             group_bytes = 0;
         }
