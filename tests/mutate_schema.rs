@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use pccx_cosim::config;
 use pccx_cosim::tools::mutate::{self, build, lint, schema, MutateOptions, Verdict};
+use pccx_golden::model::Observation;
 
 fn options(root: &Path, work: &Path) -> MutateOptions {
     MutateOptions {
@@ -23,6 +24,7 @@ fn options(root: &Path, work: &Path) -> MutateOptions {
         budget: Duration::from_secs(120),
         work_dir: work.to_path_buf(),
         root: root.to_path_buf(),
+        observe: Observation::Full,
     }
 }
 

@@ -298,6 +298,89 @@ impl<'a> MemoryView<'a> {
     }
 }
 
+/// How much of a model's inside its reports show: the observation levels of
+/// the DUT contract (docs/dut-contract.md), each a strict superset of the
+/// one before. The order is the levels' order: `BlackBox < Retire < Full`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Observation {
+    /// Only the external interfaces: host-memory writes (with no
+    /// instruction named), registers read through the command port,
+    /// weight beats taken, and L2 read back through the DUT's own MEMCPY.
+    BlackBox,
+    /// Plus a completion tap: each instruction's retire (sequence number,
+    /// opcode, error code) and its cycle.
+    Retire,
+    /// Every event of every instruction, and the back door: what a model of
+    /// this repository reports.
+    Full,
+}
+
+impl Observation {
+    pub const ALL: [Observation; 3] = [
+        Observation::BlackBox,
+        Observation::Retire,
+        Observation::Full,
+    ];
+
+    /// The name the command line, the manifests and the result files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Observation::BlackBox => "black-box",
+            Observation::Retire => "retire",
+            Observation::Full => "full",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Observation> {
+        Observation::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// `event` as a model seen at this level reports it, if it does: a
+    /// host write is seen on the bus at every level, but below `Full` with
+    /// [`UNATTRIBUTED`] as its sequence number (no tap names the writer);
+    /// a retire from `Retire` on, without the engine's start cycle (a tap
+    /// of `Full`); everything else only at `Full`.
+    pub fn show(self, event: Event) -> Option<Event> {
+        if self == Observation::Full {
+            return Some(event);
+        }
+        match event {
+            Event::HostWrite { addr, data, .. } => Some(Event::HostWrite {
+                seq: UNATTRIBUTED,
+                addr,
+                data,
+            }),
+            Event::Retire {
+                seq,
+                opcode,
+                err,
+                cycle,
+                ..
+            } if self == Observation::Retire => Some(Event::Retire {
+                seq,
+                opcode,
+                err,
+                cycle,
+                start: None,
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Observation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The sequence number of an event no tap attributes to an instruction (a
+/// host write seen below the `Full` observation level).
+pub const UNATTRIBUTED: u32 = u32::MAX;
+
 /// A pccx NPU implementation, seen from the host and the harness.
 ///
 /// The trait holds what every implementation has; what only some have is a
@@ -379,6 +462,14 @@ pub trait NpuModel {
     /// windows, code coverage); `None` for a model without signals.
     fn sim_controls(&mut self) -> Option<&mut dyn SimControls> {
         None
+    }
+
+    /// How much of the model its reports show (docs/dut-contract.md): every
+    /// model of this repository reports everything; a DUT seen through a
+    /// narrower interface says so, and the scoreboard then makes only the
+    /// checks that level allows.
+    fn observation(&self) -> Observation {
+        Observation::Full
     }
 
     /// Issues one instruction: low word to 0x00, then high word to 0x04.

@@ -4,6 +4,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use crate::config::{self, HwConfig};
 use crate::env::faults::Fault;
+use pccx_golden::model::Observation;
 
 pub(super) fn parse_u64(s: &str) -> Result<u64, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -28,6 +29,20 @@ pub(super) fn config_values() -> impl TypedValueParser<Value = HwConfig> {
     .try_map(|name| {
         config::by_name(&name).ok_or_else(|| format!("no configuration named `{name}`"))
     })
+}
+
+/// `--observe`: an observation level by its name (docs/dut-contract.md).
+pub(super) fn observation_values() -> impl TypedValueParser<Value = Observation> {
+    PossibleValuesParser::new(Observation::ALL.map(|o| {
+        PossibleValue::new(o.name()).help(match o {
+            Observation::BlackBox => {
+                "only the external interfaces; L2 read back by MEMCPY at the end"
+            }
+            Observation::Retire => "plus each instruction's retire and its cycle",
+            Observation::Full => "every tap and the back door (the default)",
+        })
+    }))
+    .map(|name| Observation::by_name(&name).expect("a possible value"))
 }
 
 /// `--inject-fault`: a fault by its name, with its default parameters.

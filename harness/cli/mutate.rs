@@ -8,9 +8,10 @@ use crate::config::HwConfig;
 #[cfg(not(feature = "rtl"))]
 use crate::env::models;
 
-use super::args::{config_values, parse_u64};
+use super::args::{config_values, observation_values, parse_u64};
 use super::Failure;
 use crate::tools::mutants::Builds;
+use pccx_golden::model::Observation;
 
 // The flags of `mutate` (its help is the doc comment of `Command::Mutate`).
 // Read only by the RTL build's `mutate`.
@@ -50,8 +51,13 @@ pub(super) struct MutateArgs {
     /// the rest random, every other one stalled) and the CVO sweep, and
     /// record what it survived in the evidence file (docs/mutation.md,
     /// "Evidence"); the issue asks N >= 2000.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "observe")]
     evidence: Option<u64>,
+    /// How much of each mutant the checks see (docs/dut-contract.md):
+    /// `black-box`, `retire` or `full`. Below `full` the RTL's assertions
+    /// are off too: they are taps inside the design.
+    #[arg(long, value_name = "LEVEL", default_value = "full", value_parser = observation_values())]
+    observe: Observation,
     /// The equivalents' evidence file: a listed equivalent with a
     /// sufficient record for this RTL and configuration is not run again.
     #[arg(long, value_name = "FILE", default_value = "hw/mutants/evidence.json")]
@@ -188,6 +194,8 @@ pub(super) struct MutateRunArgs {
     /// mutant built alone).
     #[arg(long)]
     selector: Option<u32>,
+    #[arg(long, default_value = "full", value_parser = observation_values())]
+    observe: Observation,
 }
 
 #[cfg(not(feature = "rtl"))]
@@ -207,6 +215,7 @@ pub(super) fn mutate_run(args: MutateRunArgs) -> Result<ExitCode, Failure> {
         instrs,
         budget,
         selector,
+        observe,
     } = args;
     let model = match selector {
         Some(k) => build::load_schema(&so, k),
@@ -222,6 +231,7 @@ pub(super) fn mutate_run(args: MutateRunArgs) -> Result<ExitCode, Failure> {
         budget: std::time::Duration::from_secs(budget),
         work_dir: PathBuf::new(),
         root: PathBuf::new(),
+        observe,
     };
     let verdict = mutate::campaign(&options, &model);
     say!("{}", mutate::verdict_json(&verdict));
@@ -259,6 +269,7 @@ pub(super) fn mutate(a: MutateArgs) -> Result<ExitCode, Failure> {
         equivalent: a.equivalent,
         evidence: a.evidence,
         evidence_file: a.evidence_file,
+        observe: a.observe,
         work: a.work,
         jobs: a.jobs,
         lint_batch: a.lint_batch,

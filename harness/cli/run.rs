@@ -12,8 +12,9 @@ use crate::regress::campaign::Shard;
 use crate::regress::identity::{InitialState, IoMode, RunIdentity};
 use crate::scoreboard::TimingMode;
 use crate::session::campaign::{self, CampaignRequest, Outputs};
+use pccx_golden::model::Observation;
 
-use super::args::{config_values, fault_values, parse_u64};
+use super::args::{config_values, fault_values, observation_values, parse_u64};
 use super::Failure;
 
 /// A campaign: `--seed N [--count C]` runs seeds N..N+C.
@@ -52,6 +53,11 @@ pub(super) struct RunArgs {
     /// Self-check: wrap the DUT in this fault; the campaign must then fail.
     #[arg(long, value_name = "FAULT", value_parser = fault_values())]
     inject_fault: Option<Fault>,
+    /// How much of the DUT the checks see (docs/dut-contract.md):
+    /// `black-box` (external interfaces only, L2 read back by MEMCPY at the
+    /// end), `retire` (plus each retire and its cycle) or `full`.
+    #[arg(long, value_name = "LEVEL", default_value = "full", value_parser = observation_values())]
+    observe: Observation,
     /// The campaign's directory: the repro file, shrunk program and
     /// waveform of each failing seed (default `out`), and, when given,
     /// `campaign.json` and `results.jsonl`, one record per finished seed,
@@ -150,6 +156,7 @@ fn request(args: &RunArgs) -> CampaignRequest {
         inject_fault: args.inject_fault,
         initial_state: args.initial_state,
         steer: args.steer,
+        observe: args.observe,
     };
     CampaignRequest {
         identity,

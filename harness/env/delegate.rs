@@ -86,5 +86,9 @@ macro_rules! forward_to_inner {
         fn sim_controls(&mut self) -> Option<&mut dyn pccx_golden::model::SimControls> {
             self.inner.sim_controls()
         }
+
+        fn observation(&self) -> pccx_golden::model::Observation {
+            self.inner.observation()
+        }
     };
 }

@@ -4,8 +4,9 @@
 
 use crate::config::{HwConfig, IDEAL_HOST_LATENCY};
 use crate::env::faults::{Fault, Faulty};
+use crate::env::observed::Observed;
 use pccx_golden::golden::{Golden, GoldenConfig};
-use pccx_golden::model::NpuModel;
+use pccx_golden::model::{NpuModel, Observation};
 use serde_json::Value;
 
 /// The reference: the golden sequential interpreter with its timing part,
@@ -100,6 +101,9 @@ pub struct Setup {
     /// Open the RTL from its coverage build (`--rtl-coverage`,
     /// docs/coverage.md).
     pub rtl_coverage: bool,
+    /// The level the DUT is seen at (`--observe`, docs/dut-contract.md):
+    /// below its own, it is opened inside [`Observed`].
+    pub observe: Observation,
 }
 
 impl Setup {
@@ -112,6 +116,7 @@ impl Setup {
             fault,
             host_timing: HostIo::default_for(dut),
             rtl_coverage: false,
+            observe: Observation::Full,
         }
     }
 
@@ -150,9 +155,14 @@ impl Setup {
                 rtl_side::open(&self.config, latency, self.rtl_coverage)?
             }
         };
-        Ok(match self.fault {
+        let dut = match self.fault {
             Some(fault) => Box::new(Faulty::boxed(dut, fault)),
             None => dut,
+        };
+        Ok(if self.observe < dut.observation() {
+            Box::new(Observed::new(dut, self.observe))
+        } else {
+            dut
         })
     }
 
@@ -210,7 +220,7 @@ mod rtl_side {
 #[cfg(not(feature = "rtl"))]
 mod rtl_side {
     use crate::config::HwConfig;
-    use pccx_golden::model::NpuModel;
+    use pccx_golden::model::{NpuModel, Observation};
 
     pub fn open(_: &HwConfig, _: u32, _: bool) -> Result<Box<dyn NpuModel>, String> {
         Err(super::no_rtl_error("the `rtl` DUT") + ", or pass --dut golden")

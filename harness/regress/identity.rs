@@ -10,6 +10,7 @@ use super::campaign::Shard;
 use crate::env::faults::Fault;
 use crate::env::models::DutKind;
 use crate::scoreboard::TimingMode;
+use pccx_golden::model::Observation;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,14 @@ pub struct RunIdentity {
     /// written before steering existed were not).
     #[serde(default)]
     pub steer: bool,
+    /// `--observe`: the level the DUT was seen at (docs/dut-contract.md);
+    /// headers written before the levels existed saw everything.
+    #[serde(default = "full_observation")]
+    pub observe: Observation,
+}
+
+fn full_observation() -> Observation {
+    Observation::Full
 }
 
 fn zero_state() -> InitialState {
@@ -157,6 +166,9 @@ impl RunIdentity {
         }
         if self.steer {
             flag("steer", None);
+        }
+        if self.observe != Observation::Full {
+            flag("observe", Some(self.observe.name()));
         }
         f
     }
@@ -332,6 +344,10 @@ pub struct MutationIdentity {
     pub selection: MutantSelection,
     /// The number of sites of hw/rtl when the run began.
     pub sites: usize,
+    /// `--observe` (docs/dut-contract.md); runs before the levels saw
+    /// everything.
+    #[serde(default = "full_observation")]
+    pub observe: Observation,
 }
 
 impl MutationIdentity {
@@ -355,6 +371,9 @@ impl MutationIdentity {
             "--budget".into(),
             self.budget_seconds.to_string(),
         ]);
+        if self.observe != Observation::Full {
+            f.extend(["--observe".into(), self.observe.name().into()]);
+        }
         f
     }
 }
@@ -502,6 +521,7 @@ mod tests {
             inject_fault: None,
             initial_state: InitialState::Random,
             steer: false,
+            observe: Observation::Full,
         }
     }
 
@@ -634,6 +654,7 @@ mod tests {
             budget_seconds: 120,
             selection: MutantSelection::Sample { count: 5, seed: 1 },
             sites: 1717,
+            observe: Observation::Full,
         };
         assert_eq!(
             command(&Rerun::Mutation {

@@ -24,9 +24,10 @@ pub use mismatch::{
 use crate::stimulus::TestCase;
 use mismatch::{err_name, resp_name, shape, stream_name, table_slot};
 use pccx_golden::asm::Item;
+use pccx_golden::isa::{Instr, Memcpy, Memset};
 use pccx_golden::model::{
-    reg, AxiResp, Event, MemoryView, ModelError, NpuModel, ShapeEntry, ShapeTable, Word,
-    HOST_WORDS, SHAPE_ENTRIES,
+    reg, AxiResp, Event, MemoryView, ModelError, NpuModel, Observation, ShapeEntry, ShapeTable,
+    Word, HOST_WORDS, SHAPE_ENTRIES, UNATTRIBUTED,
 };
 use pccx_golden::{Engine, PerEngine};
 use std::collections::{BTreeMap, BTreeSet};
@@ -219,6 +220,39 @@ pub fn run_case_resident(
     Ok(run.outcome())
 }
 
+/// The checks the scoreboard cannot make on a DUT seen at `level`, in
+/// [`CheckKind`] order (docs/dut-contract.md, "What each level checks").
+/// Failed assertions are the DUT's own report and count at every level.
+pub fn out_of_reach(level: Observation) -> Vec<CheckKind> {
+    use CheckKind as K;
+    let needs_retire = [
+        K::RetireOpcode,
+        K::RetireErr,
+        K::MissingRetire,
+        K::ExtraRetire,
+        K::Timing,
+        K::RetireOrder,
+    ];
+    let needs_full = [
+        K::Latch,
+        K::WriteAfterRetire,
+        K::WeightStream,
+        K::L2Writes,
+        K::ShapeWrites,
+        K::EMaxWrites,
+        K::FinalTables,
+        K::FinalEMax,
+        K::StatusTimeline,
+    ];
+    let mut out: Vec<CheckKind> = match level {
+        Observation::Full => Vec::new(),
+        Observation::Retire => needs_full.to_vec(),
+        Observation::BlackBox => needs_full.into_iter().chain(needs_retire).collect(),
+    };
+    out.sort();
+    out
+}
+
 /// What one side reported for one sequence number.
 #[derive(Clone, Debug, Default)]
 struct Record {
@@ -302,10 +336,20 @@ struct Run<'a> {
     found: Vec<((bool, u32, CheckKind), Mismatch)>,
     last_cycle: [Option<u64>; 2],
     timing: TimingMode,
+    /// What the checks may see: the lower of the two models' levels
+    /// (docs/dut-contract.md).
+    level: Observation,
+    /// Below `Full`: the host writes, which no tap attributes to an
+    /// instruction, compared for the whole program.
+    unattributed: Pair,
+    /// Whether the L2 was read back through the models' own MEMCPY (below
+    /// `Full`): host memory then holds a copy of it.
+    read_back: bool,
 }
 
 impl<'a> Run<'a> {
     fn new(case: &'a TestCase, a: &'a mut dyn NpuModel, b: &'a mut dyn NpuModel) -> Run<'a> {
+        let level = a.observation().min(b.observation());
         Run {
             case,
             a,
@@ -316,6 +360,9 @@ impl<'a> Run<'a> {
             found: Vec::new(),
             last_cycle: [None; 2],
             timing: TimingMode::Exact,
+            level,
+            unattributed: Pair::default(),
+            read_back: false,
         }
     }
 
@@ -435,12 +482,21 @@ impl<'a> Run<'a> {
 
     /// The word addresses of every L2 and host write the reference made.
     fn reference_writes(&self) -> (Vec<u32>, Vec<u32>) {
-        let records = || self.pairs.values().map(|p| &p.r);
+        let records = || {
+            self.pairs
+                .values()
+                .map(|p| &p.r)
+                .chain([&self.unattributed.r])
+        };
+        let mut host: Vec<u32> = records().flat_map(|r| r.host.iter().map(|w| w.0)).collect();
+        if self.read_back {
+            host.extend(0..self.a.l2_words());
+        }
         (
             records()
                 .flat_map(|r| r.l2.iter().map(|w| w.addr))
                 .collect(),
-            records().flat_map(|r| r.host.iter().map(|w| w.0)).collect(),
+            host,
         )
     }
 
@@ -480,6 +536,10 @@ impl<'a> Run<'a> {
     /// program order, then the status register over time (exact), or the
     /// retire order (order).
     fn compare_timing(&mut self) {
+        // A black box shows no instruction (docs/dut-contract.md).
+        if self.level == Observation::BlackBox {
+            return;
+        }
         let cycles: Vec<timing::Cycles> = (0..self.issued.len() as u32)
             .map(|seq| {
                 let p = &self.pairs[&seq];
@@ -488,6 +548,8 @@ impl<'a> Run<'a> {
             .collect();
         let found = match self.timing {
             TimingMode::Off => None,
+            // The status timeline is sampled every cycle: a tap of `Full`.
+            TimingMode::Exact if self.level < Observation::Full => timing::exact(&cycles),
             TimingMode::Exact => timing::exact(&cycles).or_else(|| {
                 let timeline = |m: &mut dyn NpuModel| m.clock().map(|c| c.status_timeline());
                 let (ra, rb) = (timeline(&mut *self.a), timeline(&mut *self.b));
@@ -551,8 +613,13 @@ impl<'a> Run<'a> {
             // Each is read back at once: a backdoor that drops or bends a
             // write shows here, not only if a later instruction happens to
             // read the value before it is overwritten.
+            // (A model seen below `Full` has no back door to read through.)
+            let reads_back = m.observation() == Observation::Full;
             for &(table, index, entry) in &case.preload.tables {
                 call(m, |m| m.set_shape_entry(table, index, entry))?;
+                if !reads_back {
+                    continue;
+                }
                 let back = call(m, |m| m.shape_entry(table, index))?;
                 if back != entry {
                     return Err(ModelError::Backdoor(format!(
@@ -563,6 +630,8 @@ impl<'a> Run<'a> {
             }
             if let Some(v) = case.preload.e_max {
                 call(m, |m| m.set_e_max(v))?;
+            }
+            if let Some(v) = case.preload.e_max.filter(|_| reads_back) {
                 let back = call(m, |m| m.e_max())?;
                 if back != v {
                     return Err(ModelError::Backdoor(format!(
@@ -666,7 +735,19 @@ impl<'a> Run<'a> {
     }
 
     fn ingest(&mut self, side: Side, events: Vec<Event>) {
-        for event in events {
+        // Both sides through the same level, so that the checks compare
+        // like with like.
+        let level = self.level;
+        for event in events.into_iter().filter_map(|e| level.show(e)) {
+            if let Event::HostWrite {
+                seq: UNATTRIBUTED,
+                addr,
+                data,
+            } = event
+            {
+                self.unattributed.side(side).host.push((addr, data));
+                continue;
+            }
             let seq = event.seq();
             let pair = self.pairs.entry(seq).or_default();
             let compared = pair.compared;
@@ -763,6 +844,10 @@ impl<'a> Run<'a> {
     /// After the drain: whatever was never compared. Every issued
     /// instruction must have retired on both sides.
     fn sweep(&mut self) {
+        // A black box reports nothing per instruction.
+        if self.level == Observation::BlackBox {
+            return;
+        }
         let seqs: Vec<u32> = self.pending.iter().copied().collect();
         for seq in seqs {
             let p = &self.pairs[&seq];
@@ -840,7 +925,7 @@ impl<'a> Run<'a> {
         pair.compared = true;
         self.pending.remove(&seq);
         let (r, d) = (&pair.r, &pair.d);
-        let found = compare_records(seq, expected, r, d);
+        let found = compare_records(seq, expected, r, d, self.level);
         if let Some(f) = found {
             let m = self.mismatch(Some(seq), f);
             self.report(seq, m);
@@ -848,17 +933,35 @@ impl<'a> Run<'a> {
     }
 
     fn compare_final_state(&mut self) -> Result<(), ModelError> {
-        let checks: [FinalCheck; 8] = [
-            final_l2,
-            final_host,
-            final_tables,
-            final_emax,
-            final_weight_stream,
-            final_status,
-            final_retired,
-            final_instr_regs,
-        ];
-        for check in checks {
+        let checks: &[FinalCheck] = if self.level == Observation::Full {
+            &[
+                final_l2,
+                final_host,
+                final_tables,
+                final_emax,
+                final_weight_stream,
+                final_status,
+                final_retired,
+                final_instr_regs,
+            ]
+        } else {
+            // Below `Full` the host writes were compared for the whole
+            // program; the shape tables and e_max have no port to be read
+            // by (docs/dut-contract.md, "What each level checks").
+            if let Some(f) = compare_host_writes(&self.unattributed.r, &self.unattributed.d) {
+                let m = self.mismatch(None, f);
+                self.report(u32::MAX, m);
+                return Ok(());
+            }
+            &[
+                final_host,
+                final_weight_stream,
+                final_status,
+                final_retired,
+                final_instr_regs,
+            ]
+        };
+        for &check in checks {
             // A failed assertion of the DUT during these reads is the DUT's
             // (the reference has none); any other error cannot tell the side.
             let found = match check(&mut *self.a, &mut *self.b) {
@@ -870,6 +973,26 @@ impl<'a> Run<'a> {
                 let m = self.mismatch(None, f);
                 self.report(u32::MAX, m);
                 return Ok(());
+            }
+        }
+        if self.level < Observation::Full {
+            // Last: the copy overwrites host memory.
+            self.read_back = true;
+            let words = self.a.l2_words();
+            call(self.a, |m| read_back_l2(m, words))?;
+            self.on_dut(|m| read_back_l2(m, words))?;
+            let read = |m: &mut dyn NpuModel, addr, out: &mut [Word]| m.read_host(addr, out);
+            let found = compare_memory(
+                CheckKind::FinalL2,
+                Memory::Host,
+                words,
+                &mut *self.a,
+                &mut *self.b,
+                read,
+            )?;
+            if let Some(f) = found {
+                let m = self.mismatch(None, f.read_back());
+                self.report(u32::MAX, m);
             }
         }
         Ok(())
@@ -928,6 +1051,34 @@ struct Finding {
 }
 
 impl Finding {
+    /// A difference found in host memory after [`read_back_l2`], told as
+    /// the L2's: word i of the copy is L2 word i.
+    fn read_back(self) -> Finding {
+        let Difference::FinalMemory {
+            addr,
+            reference,
+            dut,
+            differing,
+            ..
+        } = self.difference
+        else {
+            return self;
+        };
+        let text = |w: Word| format!("L2[0x{addr:05x}] = {} (read back)", hex_word(w));
+        Finding::new(
+            CheckKind::FinalL2,
+            Difference::FinalMemory {
+                memory: Memory::L2,
+                addr,
+                reference,
+                dut,
+                differing,
+            },
+            text(reference),
+            text(dut),
+        )
+    }
+
     fn new(kind: CheckKind, difference: Difference, reference: String, dut: String) -> Finding {
         Finding {
             kind,
@@ -943,14 +1094,21 @@ type FinalCheck = fn(&mut dyn NpuModel, &mut dyn NpuModel) -> Result<Found, Mode
 
 /// The checks of one instruction, in [`CheckKind`] order; the first that
 /// fails is returned.
-fn compare_records(seq: u32, expected: Option<u64>, r: &Record, d: &Record) -> Found {
+fn compare_records(
+    seq: u32,
+    expected: Option<u64>,
+    r: &Record,
+    d: &Record,
+    level: Observation,
+) -> Found {
     // Latch: exactly one, of the word the harness issued; none for a
     // sequence number that was never issued.
     let latch_ok = |rec: &Record| match expected {
         Some(word) => rec.latches == [word],
         None => rec.latches.is_empty(),
     };
-    if !latch_ok(r) || !latch_ok(d) {
+    // Latches are a tap of `Full`.
+    if level == Observation::Full && (!latch_ok(r) || !latch_ok(d)) {
         let wrong = if latch_ok(r) {
             Side::Dut
         } else {
@@ -1286,6 +1444,61 @@ fn final_l2(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelEr
     compare_memory(CheckKind::FinalL2, Memory::L2, words, a, b, read)
 }
 
+/// Words of L2 one MEMCPY of the read back copies, and the fmap shape
+/// entries it uses: (8, READ_BACK_WORDS, 1) is 8 * READ_BACK_WORDS BF16
+/// elements, READ_BACK_WORDS words (CONTRACT section 4); the last entry
+/// holds a shorter remainder.
+const READ_BACK_WORDS: u32 = 4096;
+const READ_BACK_SHAPES: [u8; 2] = [SHAPE_ENTRIES as u8 - 1, SHAPE_ENTRIES as u8 - 2];
+
+/// The program that copies L2 words `0..words` to host words `0..words`
+/// through the NPU's own MEMCPY (L2 to host), for a model seen below
+/// `Full` (docs/dut-contract.md, "Reading L2 back").
+pub fn read_back_program(words: u32) -> Vec<u64> {
+    let (whole, rest) = (words / READ_BACK_WORDS, words % READ_BACK_WORDS);
+    let shape = |index: u8, n: u32| {
+        Instr::Memset(Memset {
+            dest_cache: ShapeTable::Fmap,
+            dest_addr: index,
+            a_value: 8,
+            b_value: n as u16,
+            c_value: 1,
+            reserved: 0,
+        })
+    };
+    let copy = |start: u32, index: u8| {
+        Instr::Memcpy(Memcpy {
+            from_device: false,
+            to_device: true,
+            dest_addr: start,
+            src_addr: start,
+            aux_addr: 0,
+            shape_ptr_addr: index,
+            async_: false,
+        })
+    };
+    let mut program = vec![shape(READ_BACK_SHAPES[0], READ_BACK_WORDS)];
+    if rest > 0 {
+        program.push(shape(READ_BACK_SHAPES[1], rest));
+    }
+    program.extend((0..whole).map(|k| copy(k * READ_BACK_WORDS, READ_BACK_SHAPES[0])));
+    if rest > 0 {
+        program.push(copy(whole * READ_BACK_WORDS, READ_BACK_SHAPES[1]));
+    }
+    program.iter().map(Instr::encode).collect()
+}
+
+/// Runs [`read_back_program`] on `m` to the end; what it reports is not
+/// part of the case and is dropped.
+fn read_back_l2(m: &mut dyn NpuModel, words: u32) -> Result<(), ModelError> {
+    for word in read_back_program(words) {
+        m.issue(word)?;
+    }
+    m.drain()?;
+    m.take_events();
+    Ok(())
+}
+
 fn final_host(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {
     let read = |m: &mut dyn NpuModel, addr, out: &mut [Word]| m.read_host(addr, out);
     compare_memory(CheckKind::FinalHost, Memory::Host, HOST_WORDS, a, b, read)
@@ -1473,6 +1686,29 @@ fn latch_text(latches: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pccx_golden::golden::{Golden, GoldenConfig};
+
+    #[test]
+    fn the_read_back_copies_every_l2_word_to_the_same_host_word() {
+        // Whole chunks, and a remainder (two shape entries, two lengths).
+        for words in [4096, 5000, 114_688] {
+            let program = read_back_program(words);
+            let copies = words.div_ceil(READ_BACK_WORDS) as usize;
+            let shapes = if words % READ_BACK_WORDS == 0 { 1 } else { 2 };
+            assert_eq!(program.len(), shapes + copies, "{words} words");
+            let mut m = Golden::new(GoldenConfig { l2_words: words });
+            let image: Vec<Word> = (0..words).map(|i| Word::from(i) * 0x1_0001 + 7).collect();
+            m.write_l2(0, &image).unwrap();
+            read_back_l2(&mut m, words).unwrap();
+            let mut host = vec![0; words as usize];
+            m.read_host(0, &mut host).unwrap();
+            assert!(host == image, "{words} words: the copy differs");
+            // The word after the copy is untouched.
+            let mut next = [1];
+            m.read_host(words, &mut next).unwrap();
+            assert_eq!(next, [0]);
+        }
+    }
 
     #[test]
     fn disabled_elements_do_not_take_part_in_the_comparison() {

@@ -21,9 +21,10 @@ use crate::regress::junit;
 use crate::regress::results::{CampaignFile, RunFacts, SeedRecord, SeedVerdict, StoppedRecord};
 use crate::regress::steer::{CurveFile, CURVE_FORMAT};
 use crate::regress::store::RunStore;
-use crate::scoreboard::TimingMode;
+use crate::scoreboard::{self, CheckKind, TimingMode};
 use crate::triage::repro::Recorder;
 use crate::triage::signature::Signature;
+use pccx_golden::model::Observation;
 
 /// Everything a campaign is asked to do, typed (the CLI's flags, parsed).
 #[derive(Clone, Debug)]
@@ -256,6 +257,18 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
         }
     }
     let mut setup = Setup::new(options.config, id.dut, id.inject_fault);
+    setup.observe = id.observe;
+    if id.observe != Observation::Full {
+        let unmade: Vec<&str> = scoreboard::out_of_reach(id.observe)
+            .into_iter()
+            .map(CheckKind::name)
+            .collect();
+        say!(
+            "observation: the DUT is seen at the {} level (docs/dut-contract.md); checks it cannot make: {}",
+            id.observe,
+            unmade.join(", ")
+        );
+    }
     if outputs.rtl_coverage.is_some() {
         setup.rtl_coverage = true;
         setup.check_rtl_coverage()?;

@@ -18,6 +18,7 @@ use crate::tools::mutate::evidence::EvidenceFile;
 use crate::tools::mutate::{
     self, build::Builder, lint::LintBatches, Evidence, EvidenceSource, MutateOptions, Verdict,
 };
+use pccx_golden::model::Observation;
 
 /// Everything a mutation run is asked to do, typed.
 #[derive(Clone, Debug)]
@@ -54,6 +55,8 @@ pub struct MutationRequest {
     pub break_lock: bool,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// `--observe`: the level the mutants are seen at (docs/dut-contract.md).
+    pub observe: Observation,
     /// `--evidence N`: each listed equivalent runs through N programs
     /// (and the CVO sweep), and what it survived is recorded in
     /// `evidence_file` (docs/mutation.md, "Evidence").
@@ -166,7 +169,7 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
     };
     let in_shard = |k: usize| request.shard.is_none_or(|s| s.holds(k as u64));
     say!(
-        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs, {} steered programs each, {} s budget)",
+        "mutate: {} sites in hw/rtl; running {} mutants{} on {} ({} seeds x {} instrs, {} steered programs each, {} s budget){}",
         sites.len(),
         chosen.len(),
         request.shard.map_or(String::new(), |s| format!(
@@ -177,7 +180,11 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         request.seeds,
         request.instrs,
         request.steered,
-        request.budget_seconds
+        request.budget_seconds,
+        match request.observe {
+            Observation::Full => String::new(),
+            level => format!(", seen at the {level} level (assertions off)"),
+        }
     );
     if request.list {
         for (k, m) in chosen.iter().enumerate() {
@@ -198,6 +205,7 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
             budget_seconds: request.budget_seconds,
             selection: request.selection.clone(),
             sites: sites.len(),
+            observe: request.observe,
         },
         mutants: chosen.iter().map(|m| m.id()).collect(),
         shard: request.shard,
@@ -246,6 +254,7 @@ pub fn run(request: &MutationRequest) -> Result<MutationEnd, String> {
         budget: Duration::from_secs(request.budget_seconds),
         work_dir: request.work.clone(),
         root: root.clone(),
+        observe: request.observe,
     };
     let builder = Builder::new(root, &request.work, options.config)?;
     // Listed equivalents with a sufficient record for this RTL and

@@ -32,6 +32,8 @@ mod initial_state;
 mod isa_layout_sv;
 mod layering;
 #[cfg(feature = "rtl")]
+mod observation;
+#[cfg(feature = "rtl")]
 mod protocol;
 #[cfg(feature = "rtl")]
 mod repro;

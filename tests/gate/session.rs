@@ -8,6 +8,7 @@ use pccx_cosim::env::faults::Fault;
 use pccx_cosim::env::models::DutKind;
 use pccx_cosim::regress::identity::{InitialState, IoMode, RunIdentity};
 use pccx_cosim::session::campaign::{self, CampaignEnd, CampaignRequest};
+use pccx_golden::model::Observation;
 use serde_json::Value;
 use std::path::Path;
 use support::scratch;
@@ -24,6 +25,7 @@ fn identity(fault: Option<Fault>) -> RunIdentity {
         inject_fault: fault,
         initial_state: InitialState::Random,
         steer: false,
+        observe: Observation::Full,
     }
 }
 

@@ -29,10 +29,12 @@ use serde_json::Value;
 
 use crate::config::HwConfig;
 use crate::env::models;
+use crate::env::observed::Observed;
 use crate::rtl::{HostTiming, RtlModel};
 use crate::scoreboard::run_case;
 use crate::stimulus::{cvo_sweep, directed, GenOptions, Rng, TestCase};
 use crate::tools::mutants::{AssertionKill, ScoreboardKill};
+use pccx_golden::model::Observation;
 pub use sites::{Mutant, MutantClass};
 
 /// The seed of the first steered program (far from the plain seeds, whose
@@ -55,6 +57,9 @@ pub struct MutateOptions {
     pub work_dir: PathBuf,
     /// The repository root (for hw/rtl and the shim).
     pub root: PathBuf,
+    /// The level the mutant is seen at (docs/dut-contract.md); below
+    /// `Full` its assertions are off.
+    pub observe: Observation,
 }
 
 /// One mutant's result.
@@ -325,11 +330,17 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
             }
         }
     };
+    // The assertions are taps inside the design: below `Full` they do not
+    // count (docs/dut-contract.md).
+    if options.observe < Observation::Full {
+        dut.set_assertions(false);
+    }
     let mut reference = models::open_reference(&options.config);
     let mut instructions = 0u64;
     let mut on = Cases {
         reference: &mut *reference,
         dut: &mut dut,
+        level: options.observe,
         begin,
         budget: options.budget,
         instructions: &mut instructions,
@@ -375,7 +386,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     let sweep = cvo_sweep::cases(&ideal);
     let sweep_cases = sweep.len() as u64;
     for (n, case) in sweep.into_iter().enumerate() {
-        match judge(&case, &mut *reference, &mut dut) {
+        match judge(&case, &mut *reference, &mut dut, options.observe) {
             Judged::Passed { instructions: n } => instructions += n,
             Judged::Killed {
                 by,
@@ -416,7 +427,7 @@ pub fn campaign(options: &MutateOptions, model: &build::MutantModel) -> Verdict 
     };
     let directed_cases = directed.len() as u64;
     for (n, case) in directed.into_iter().enumerate() {
-        match judge(&case, &mut *reference, &mut dut) {
+        match judge(&case, &mut *reference, &mut dut, options.observe) {
             Judged::Passed { instructions: n } => instructions += n,
             Judged::Killed {
                 by,
@@ -463,6 +474,7 @@ fn stalls(seed: u64) -> bool {
 struct Cases<'a> {
     reference: &'a mut dyn pccx_golden::model::NpuModel,
     dut: &'a mut RtlModel,
+    level: Observation,
     begin: Instant,
     budget: Duration,
     /// Instructions issued by the cases that passed, over all runs.
@@ -488,7 +500,7 @@ impl Cases<'_> {
                     seconds: self.begin.elapsed().as_secs_f64(),
                 });
             }
-            match judge(case, &mut *self.reference, &mut *self.dut) {
+            match judge(case, &mut *self.reference, &mut *self.dut, self.level) {
                 Judged::Passed { instructions } => *self.instructions += instructions,
                 Judged::Killed {
                     instructions,
@@ -546,7 +558,7 @@ fn without_assertions(
     (name, cycle, also): (&'static str, u64, Vec<String>),
 ) -> AssertionKill {
     dut.set_assertions(false);
-    let again = judge(case, reference, dut);
+    let again = judge(case, reference, dut, Observation::Full);
     dut.set_assertions(true);
     AssertionKill {
         name: name.to_string(),
@@ -559,14 +571,20 @@ fn without_assertions(
     }
 }
 
-/// Runs `case` on the mutant `dut` against `reference`, every check on.
+/// Runs `case` on the mutant `dut` against `reference`, every check of
+/// the level `dut` is seen at (`MutateOptions::observe`) on.
 fn judge(
     case: &TestCase,
     reference: &mut dyn pccx_golden::model::NpuModel,
     dut: &mut RtlModel,
+    level: Observation,
 ) -> Judged {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_case(case, reference, dut)
+        if level == Observation::Full {
+            run_case(case, reference, dut)
+        } else {
+            run_case(case, reference, &mut Observed::new(dut, level))
+        }
     }));
     let killed = |by: String| Judged::Killed {
         instructions: 0,
@@ -669,6 +687,7 @@ fn run_child(
         .args(["--steered", &options.steered.to_string()])
         .args(["--instrs", &options.instrs.to_string()])
         .args(["--budget", &options.budget.as_secs().to_string()])
+        .args(["--observe", options.observe.name()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn();

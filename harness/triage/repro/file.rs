@@ -12,7 +12,7 @@ use crate::stimulus::{GenOptions, ImageRule, Preload, TestCase, Window};
 use crate::triage::shrink::ProgramSize;
 use crate::triage::signature::SignatureRecord;
 use pccx_golden::asm::{format_program, Item, Program};
-use pccx_golden::model::{ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
+use pccx_golden::model::{Observation, ShapeEntry, ShapeTable, HOST_WORDS, SHAPE_ENTRIES};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -53,6 +53,14 @@ pub const STREAM_RULE: &str = "beat i of stream s (0 matrix, 1 vector) is \
      pccx_golden::streams::WeightSource::new(seed).beat(s, i): SplitMix64 draws from the key \
      mix64(mix64(seed ^ mix64(s + 1)) ^ mix64(i)) (golden/src/streams.rs, docs/numerics.md)";
 
+fn full_observation() -> Observation {
+    Observation::Full
+}
+
+fn is_full(o: &Observation) -> bool {
+    *o == Observation::Full
+}
+
 /// A repro file, field by field (docs/harness.md, "Repro files").
 #[derive(Serialize, Deserialize)]
 pub(super) struct ReproFile {
@@ -63,6 +71,10 @@ pub(super) struct ReproFile {
     dut: String,
     inject_fault: Option<FaultFile>,
     host_timing: Option<HostIo>,
+    /// The level the DUT was seen at (docs/dut-contract.md); files written
+    /// before the levels existed saw everything.
+    #[serde(default = "full_observation", skip_serializing_if = "is_full")]
+    observe: Observation,
     #[serde(deserialize_with = "format::flexible")]
     seed: u64,
     gen_options: GenOptions,
@@ -395,6 +407,7 @@ impl ReproFile {
                 params: format!("{f:?}"),
             }),
             host_timing: s.host_timing.clone(),
+            observe: s.observe,
             seed: c.seed,
             gen_options: c.options.clone(),
             program: ProgramFile::of(&c.program),
@@ -564,6 +577,7 @@ impl ReproFile {
                 fault,
                 host_timing: self.host_timing,
                 rtl_coverage: false,
+                observe: self.observe,
             },
             case,
             mismatch: self.mismatch,
