@@ -96,3 +96,69 @@ fn the_black_box_names_the_read_back_in_its_report() {
     assert!(m.dut.contains("(read back)"), "{}", m.dut);
     assert!(m.dut.starts_with("L2[0x00000]"), "{}", m.dut);
 }
+
+/// A failure found below `full` is recorded with its level (and its
+/// waveform written), and the repro file and its shrunk program replay it
+/// at that level.
+#[test]
+fn a_repro_keeps_its_level_and_replays_at_it() {
+    use pccx_cosim::env::models;
+    use pccx_cosim::regress::campaign::{run_campaign_with, CampaignOptions};
+    use pccx_cosim::triage::repro::{replay, Recorder, Repro, Verdict};
+
+    let dir = std::env::temp_dir().join(format!("pccx-cosim-observe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = tiny();
+    let options = CampaignOptions {
+        first_seed: 3,
+        count: 1,
+        instrs: 40,
+        config,
+        stall_io: false,
+        timing: None,
+        shard: None,
+        skip: Default::default(),
+        random_init: true,
+        steer: false,
+        curve: false,
+    };
+    let mut setup = Setup::new(config, DutKind::Rtl, Fault::by_name("corrupt-l2"));
+    setup.observe = Observation::BlackBox;
+    let mut recorder = Recorder::new(setup.clone(), dir.clone(), false);
+    let mut reference = models::open_reference(&config);
+    let mut dut = setup.open_dut().unwrap();
+    let report = run_campaign_with(
+        &options,
+        &mut *reference,
+        &mut *dut,
+        &mut |case, m| recorder.record(case, m),
+        &mut |_| {},
+    );
+    assert_eq!(report.summary.mismatched, 1);
+    let artefacts = &report.results[0].artefacts;
+    assert!(artefacts.problems.is_empty(), "{:?}", artefacts.problems);
+    let path = artefacts.repro.clone().expect("a repro");
+    assert!(
+        artefacts.wave.as_ref().is_some_and(|w| w.exists()),
+        "a waveform"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["observe"], "black-box");
+    let mut repro = Repro::read(&path).unwrap();
+    assert_eq!(repro.setup.observe, Observation::BlackBox);
+    for min in [false, true] {
+        match replay(&repro, min).unwrap() {
+            Verdict::Reproduces(m) => assert!(m.dut.contains("(read back)"), "{}", m.dut),
+            other => panic!("min {min}: {other:?}"),
+        }
+    }
+    // The same file judged at `full` finds the word by the back door
+    // instead: the level travelled with the file, and is what judged it.
+    repro.setup.observe = Observation::Full;
+    match replay(&repro, false).unwrap() {
+        Verdict::Reproduces(m) => assert!(!m.dut.contains("(read back)"), "{}", m.dut),
+        other => panic!("at full: {other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
