@@ -37,6 +37,11 @@ mod recipe;
 #[allow(dead_code)]
 #[path = "harness/rtl/verilator.rs"]
 mod verilator;
+// The DUT manifest (hw/dut.json): what is Verilated, at which level, and the
+// port behind each of the shim's roles.
+#[allow(dead_code)]
+#[path = "harness/rtl/dut.rs"]
+mod dut;
 
 use recipe::Key;
 use verilator::Verilator;
@@ -54,6 +59,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=harness/rtl/recipe.rs");
     println!("cargo:rerun-if-changed=harness/rtl/verilator.rs");
+    println!("cargo:rerun-if-changed=harness/rtl/dut.rs");
+    println!("cargo:rerun-if-changed={}", dut::DEFAULT_MANIFEST);
     println!("cargo:rerun-if-changed=hw/rtl");
     println!("cargo:rerun-if-changed=hw/verilator.f");
     println!("cargo:rerun-if-changed=hw/configs");
@@ -71,7 +78,9 @@ fn main() {
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    let configs = read_configs(&root.join("hw/configs"));
+    // The DUT: its manifest names the files, the top and the ports.
+    let dut = Dut::open(&root).unwrap_or_else(|e| fail(&e));
+    let configs = read_configs(&dut.configs);
 
     if env::var_os("CARGO_FEATURE_RTL").is_none() {
         write_config_table(&out, &configs, &[], &[]);
@@ -144,6 +153,7 @@ fn main() {
     let l2_name =
         verilator::l2_array_name(&root.join("harness/rtl/shim")).unwrap_or_else(|e| fail(&e));
     let builder = Builder {
+        dut,
         root: root.clone(),
         cache,
         include: verilator.include.clone(),
@@ -183,6 +193,7 @@ fn main() {
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
+    write_dut(&out, &builder.dut);
     // The runtime's libraries (libatomic where this Verilator's makefile
     // names it; with tracing, the FST writer's compressors), read from
     // Verilator's own makefile; after the archives that use them.
@@ -426,7 +437,42 @@ struct Archive {
 }
 
 /// Builds the cache entries this binary links.
+/// The DUT this build Verilates, as hw/dut.json declares it.
+struct Dut {
+    manifest: dut::Manifest,
+    /// hw/dut.json, for the messages.
+    path: PathBuf,
+    /// Verilator's `-F` file of the DUT.
+    verilator_file: PathBuf,
+    /// The configurations' folder.
+    configs: PathBuf,
+}
+
+impl Dut {
+    fn open(root: &Path) -> Result<Dut, String> {
+        let path = root.join(dut::DEFAULT_MANIFEST);
+        let manifest = dut::Manifest::read(&path)?;
+        let dir = path.parent().unwrap_or(root);
+        let verilator_file = dir.join(&manifest.verilator_file);
+        let text = fs::read_to_string(&verilator_file).map_err(|e| {
+            format!(
+                "{}: field `verilator_file`: cannot read {}: {e}",
+                path.display(),
+                verilator_file.display()
+            )
+        })?;
+        manifest.check_top(&path, &verilator_file, &text)?;
+        Ok(Dut {
+            configs: dir.join(&manifest.configs),
+            manifest,
+            path,
+            verilator_file,
+        })
+    }
+}
+
 struct Builder {
+    dut: Dut,
     root: PathBuf,
     cache: PathBuf,
     verilator: Verilator,
@@ -544,6 +590,9 @@ impl Builder {
         slow.flag("-include").flag(rand_reset.to_str().unwrap());
         let mut fast = verilated_build(&self.include, "2", coverage);
         fast.flag("-include").flag(rand_reset.to_str().unwrap());
+        for (role, port) in self.dut.manifest.port_defines() {
+            fast.define(&role, port.as_str());
+        }
         fast.include(self.root.join("harness/rtl/shim"))
             .define("PCCX_PREFIX", prefix.as_str())
             .define("PCCX_CONFIG", name.as_str())
@@ -561,7 +610,7 @@ impl Builder {
             let mdir = dir.join("verilated");
             let result = Command::new(&self.verilator.command)
                 .arg("-F")
-                .arg(self.root.join("hw/verilator.f"))
+                .arg(&self.dut.verilator_file)
                 .args(&verilator_args)
                 .arg("--prefix")
                 .arg(&prefix)
@@ -583,6 +632,13 @@ impl Builder {
                 &self.l2_name,
                 &self.verilator.runtime_files(tracing(), coverage),
             )?;
+            // The ports the manifest names, against the top Verilator made.
+            let header = mdir.join(format!("{prefix}.h"));
+            let text = fs::read_to_string(&header)
+                .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
+            self.dut
+                .manifest
+                .check_ports(&self.dut.path, &dut::header_ports(&text), &header)?;
             let classes = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))?;
             // The small files bundled (recipe::bundle), largest first: the
             // longest compile starts first, and the last ones are short.
@@ -724,4 +780,15 @@ fn write_config_table(out: &Path, configs: &[HwConfig], built: &[HwConfig], cov:
     }
     r.push_str("        _ => None,\n    }\n}\n");
     fs::write(out.join("rtl_ops.rs"), r).unwrap();
+}
+
+/// `dut.rs`: the linked DUT's level, from its manifest (for
+/// `RtlModel::observation`).
+fn write_dut(out: &Path, dut: &Dut) {
+    let text = format!(
+        "// Generated by build.rs from {}.\npub const LEVEL: &str = {:?};\n",
+        dut::DEFAULT_MANIFEST,
+        dut.manifest.level.name()
+    );
+    fs::write(out.join("dut.rs"), text).unwrap();
 }

@@ -220,7 +220,7 @@ mod rtl_side {
 #[cfg(not(feature = "rtl"))]
 mod rtl_side {
     use crate::config::HwConfig;
-    use pccx_golden::model::{NpuModel, Observation};
+    use pccx_golden::model::NpuModel;
 
     pub fn open(_: &HwConfig, _: u32, _: bool) -> Result<Box<dyn NpuModel>, String> {
         Err(super::no_rtl_error("the `rtl` DUT") + ", or pass --dut golden")

@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::dut::{self, Manifest};
 pub use super::recipe::Found;
 use super::recipe::{self, Key};
 use super::verilator::{self, Verilator};
@@ -271,6 +272,17 @@ impl Toolchain {
             &self.runtime_files(),
         )
         .map_err(|e| ("verilator", e))?;
+        let header = mdir.join(format!("{prefix}.h"));
+        let text = std::fs::read_to_string(&header).map_err(|e| {
+            (
+                "verilator",
+                format!("cannot read {}: {e}", header.display()),
+            )
+        })?;
+        model
+            .dut
+            .check_ports(model.dut_path, &dut::header_ports(&text), &header)
+            .map_err(|e| ("verilator", e))?;
         let lists = recipe::read_class_lists(&mdir.join(format!("{prefix}_classes.mk")))
             .map_err(|e| ("verilator", e))?;
         let obj = dir.join("obj");
@@ -315,6 +327,13 @@ impl Toolchain {
             format!("-DPCCX_FIFO_DEPTH={}", model.config.fifo_depth),
         ]);
         flags.extend(model.defines.iter().map(|d| format!("-D{d}")));
+        flags.extend(
+            model
+                .dut
+                .port_defines()
+                .into_iter()
+                .map(|(role, port)| format!("-D{role}={port}")),
+        );
         self.compile(model.jobs, &flags, &units)
             .map_err(|e| ("c++", e))?;
         let so = dir.join(format!("pccx_model_{name}.so"));
@@ -365,6 +384,10 @@ pub struct SharedModel<'a> {
     pub unity: bool,
     /// Preprocessor symbols of the model's compile (`PCCX_MUTANT_SCHEMA`).
     pub defines: &'a [&'a str],
+    /// The DUT manifest (hw/dut.json) and its path: the ports the shim
+    /// uses, checked against the Verilated top.
+    pub dut: &'a Manifest,
+    pub dut_path: &'a Path,
 }
 
 /// How many compiles to run at once: the cores this process may use.
@@ -513,16 +536,21 @@ impl OnDemand {
         let purpose = OnDemand::purpose(config);
         let (dir, found) = recipe::get_or_build(&self.cache, config.name, key, |dir| {
             let runtime = toolchain.runtime_objects(&self.cache)?;
+            let dut_path = self.root.join(dut::DEFAULT_MANIFEST);
+            let manifest = Manifest::read(&dut_path)?;
+            let options_file = self.root.join("hw").join(&manifest.verilator_file);
             let model = SharedModel {
                 name: config.name,
                 config,
-                options_file: &self.root.join("hw/verilator.f"),
+                options_file: &options_file,
                 shim_dir: &self.root.join("harness/rtl/shim"),
                 verilator_args: ON_DEMAND_VERILATOR_ARGS,
                 opt: ON_DEMAND_OPT,
                 jobs: jobs(),
                 unity: true,
                 defines: &[],
+                dut: &manifest,
+                dut_path: &dut_path,
             };
             toolchain
                 .build_shared_object(&model, dir, &runtime)

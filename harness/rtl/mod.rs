@@ -7,6 +7,7 @@
 //! turned into [`Event`]s tagged with the cycle in which it happened.
 
 pub mod coverage;
+pub mod dut;
 pub mod dynamic;
 mod ffi;
 pub mod host_port;
@@ -20,8 +21,8 @@ use std::ffi::c_void;
 
 use pccx_golden::isa::layout::entry_id;
 use pccx_golden::model::{
-    AssertionFailure, AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, ShapeEntry,
-    ShapeTable, SimControls, Word, HOST_WORDS,
+    AssertionFailure, AxiResp, Clocked, Event, MemoryView, ModelError, NpuModel, Observation,
+    ShapeEntry, ShapeTable, SimControls, Word, HOST_WORDS,
 };
 
 use crate::config::HwConfig;
@@ -772,9 +773,19 @@ fn axi_resp(bits: u8) -> AxiResp {
     }
 }
 
+/// The linked DUT's level, as hw/dut.json declares it.
+mod linked_dut {
+    include!(concat!(env!("OUT_DIR"), "/dut.rs"));
+}
+
 impl NpuModel for RtlModel {
     fn name(&self) -> &str {
         "rtl"
+    }
+
+    /// The level hw/dut.json declares (docs/dut-contract.md).
+    fn observation(&self) -> Observation {
+        Observation::by_name(linked_dut::LEVEL).expect("build.rs writes a level dut.rs knows")
     }
 
     fn reset(&mut self) -> Result<(), ModelError> {

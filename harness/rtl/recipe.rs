@@ -98,29 +98,22 @@ impl Key {
 }
 
 /// The files, relative to the repository root `root`, that a Verilated
-/// model is made of: the Verilator options file, the RTL manifest and every
-/// source it lists, and the shim. (hw/verilator.f reads no other file; a
-/// flag that adds one must add it here too.)
+/// model is made of: the DUT manifest, the Verilator options file it names
+/// and every file that reads (dut::options_file_sources), and the shim.
 pub fn model_sources(root: &Path) -> Result<Vec<String>, String> {
-    let manifest = root.join("hw/rtl/manifest.txt");
-    let text = fs::read_to_string(&manifest)
-        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
-    let mut files = vec![
-        "hw/verilator.f".to_string(),
-        "hw/rtl/manifest.txt".to_string(),
-    ];
-    for line in text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-    {
-        if !root.join("hw/rtl").join(line).is_file() {
-            return Err(format!(
-                "{} lists {line}, which does not exist",
-                manifest.display()
-            ));
-        }
-        files.push(format!("hw/rtl/{line}"));
+    let manifest = root.join(super::dut::DEFAULT_MANIFEST);
+    let dut = super::dut::Manifest::read(&manifest)?;
+    let dir = manifest.parent().unwrap_or(root);
+    let mut files = vec![super::dut::DEFAULT_MANIFEST.to_string()];
+    for file in super::dut::options_file_sources(&dir.join(&dut.verilator_file))? {
+        let relative = file.strip_prefix(root).map_err(|_| {
+            format!(
+                "{} reads {}, which is outside the repository",
+                manifest.display(),
+                file.display()
+            )
+        })?;
+        files.push(relative.to_string_lossy().into_owned());
     }
     files.extend(shim_files(root)?);
     Ok(files)
@@ -386,6 +379,8 @@ mod tests {
         fs::write(root.join("hw/rtl/a.sv"), "module a; endmodule\n").unwrap();
         fs::write(root.join("hw/rtl/b.sv"), "module b; endmodule\n").unwrap();
         fs::write(root.join("harness/rtl/shim/s.cpp"), "int s;\n").unwrap();
+        let dut = Path::new(env!("CARGO_MANIFEST_DIR")).join(super::super::dut::DEFAULT_MANIFEST);
+        fs::copy(dut, root.join(super::super::dut::DEFAULT_MANIFEST)).unwrap();
         root
     }
 
@@ -430,8 +425,9 @@ mod tests {
         fs::write(&a, "module a; endmodule\n").unwrap();
         assert_eq!(key(&root, PARAMS), base, "restored content, same key");
 
-        // The manifest, the options file and the shim are inputs too.
+        // The manifests, the options file and the shim are inputs too.
         for file in [
+            "hw/dut.json",
             "hw/rtl/manifest.txt",
             "hw/verilator.f",
             "harness/rtl/shim/s.cpp",

@@ -1,6 +1,7 @@
 // pccx_shim.cpp: wraps one Verilated configuration of pccx_top behind the C
 // ABI of pccx_shim.h. build.rs compiles this file once per configuration
-// with PCCX_PREFIX (the Verilator --prefix) and PCCX_CONFIG (its name).
+// with PCCX_PREFIX (the Verilator --prefix), PCCX_CONFIG (its name) and
+// PCCX_PORT_<role> for every port it uses (below).
 #include "pccx_shim.h"
 #include "pccx_assert_log.h"
 // (pccx_rand_reset.h comes first, forced into every compile of a model.)
@@ -26,6 +27,12 @@
 #define PCCX_STR(a) PCCX_STR2(a)
 
 #define PCCX_TOP PCCX_PREFIX
+
+// A port of the top by its role: the shim keeps no port names of its own.
+// The DUT manifest (hw/dut.json) names the port behind each role, the
+// builder checks it against the Verilated top (direction and width,
+// harness/rtl/dut.rs) and passes it as PCCX_PORT_<role>.
+#define PCCX_PORT(role) PCCX_PORT_##role
 #define PCCX_ROOT PCCX_CAT(PCCX_PREFIX, ___024root)
 
 #include PCCX_STR(PCCX_PREFIX.h)
@@ -98,9 +105,9 @@ void destroy(void *sim) {
 }
 
 void clock_edge(PCCX_TOP *top) {
-  top->clk = 0;
+  top->PCCX_PORT(clk) = 0;
   top->eval();
-  top->clk = 1;
+  top->PCCX_PORT(clk) = 1;
   top->eval();
 }
 
@@ -108,16 +115,16 @@ void reset(void *sim) {
   PCCX_TOP *top = top_of(sim);
   // With two-state simulation a reset held low from time 0 produces no
   // negedge: drive it 1 -> 0 -> 1 so the async-reset blocks run.
-  top->s_awvalid = top->s_wvalid = top->s_arvalid = 0;
-  top->s_bready = top->s_rready = 0;
-  top->acp_req_ready = top->acp_rsp_valid = 0;
-  top->bd_tbl_we = top->bd_emax_we = 0;
-  top->rst_n = 1;
+  top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
+  top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
+  top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
+  top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
+  top->PCCX_PORT(rst_n) = 1;
   clock_edge(top);
-  top->rst_n = 0;
+  top->PCCX_PORT(rst_n) = 0;
   clock_edge(top);
   clock_edge(top);
-  top->rst_n = 1;
+  top->PCCX_PORT(rst_n) = 1;
   clock_edge(top);
   static_cast<Sim *>(sim)->asserts.clear();
 }
@@ -145,27 +152,27 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   pccx_assert::Log *asserts = &static_cast<Sim *>(sim)->asserts;
   pccx_assert::current = asserts;
   asserts->ticks++;
-  top->clk = 0;
-  top->s_awvalid = in->awvalid;
-  top->s_awaddr = in->awaddr;
-  top->s_wvalid = in->wvalid;
-  top->s_wdata = in->wdata;
-  top->s_wstrb = in->wstrb;
-  top->s_bready = in->bready;
-  top->s_arvalid = in->arvalid;
-  top->s_araddr = in->araddr;
-  top->s_rready = in->rready;
-  top->acp_req_ready = in->acp_req_ready;
-  top->acp_rsp_valid = in->acp_rsp_valid;
-  set_wide128(top->acp_rsp_rdata, in->acp_rsp_rdata);
-  top->ws_valid = in->ws_valid[0] | (in->ws_valid[1] << 1);
-  static_assert(sizeof(top->ws_data) == sizeof(in->ws_data), "ws_data is 2 x 128 bits");
-  std::memcpy(top->ws_data.data(), in->ws_data, sizeof(in->ws_data));
-  top->bd_tbl_we = in->bd_tbl_we;
-  top->bd_tbl_entry = in->bd_tbl_entry;
-  top->bd_tbl_value = in->bd_tbl_value;
-  top->bd_emax_we = in->bd_emax_we;
-  top->bd_emax_value = in->bd_emax_value;
+  top->PCCX_PORT(clk) = 0;
+  top->PCCX_PORT(awvalid) = in->awvalid;
+  top->PCCX_PORT(awaddr) = in->awaddr;
+  top->PCCX_PORT(wvalid) = in->wvalid;
+  top->PCCX_PORT(wdata) = in->wdata;
+  top->PCCX_PORT(wstrb) = in->wstrb;
+  top->PCCX_PORT(bready) = in->bready;
+  top->PCCX_PORT(arvalid) = in->arvalid;
+  top->PCCX_PORT(araddr) = in->araddr;
+  top->PCCX_PORT(rready) = in->rready;
+  top->PCCX_PORT(acp_req_ready) = in->acp_req_ready;
+  top->PCCX_PORT(acp_rsp_valid) = in->acp_rsp_valid;
+  set_wide128(top->PCCX_PORT(acp_rsp_rdata), in->acp_rsp_rdata);
+  top->PCCX_PORT(ws_valid) = in->ws_valid[0] | (in->ws_valid[1] << 1);
+  static_assert(sizeof(top->PCCX_PORT(ws_data)) == sizeof(in->ws_data), "ws_data is 2 x 128 bits");
+  std::memcpy(top->PCCX_PORT(ws_data).data(), in->ws_data, sizeof(in->ws_data));
+  top->PCCX_PORT(bd_tbl_we) = in->bd_tbl_we;
+  top->PCCX_PORT(bd_tbl_entry) = in->bd_tbl_entry;
+  top->PCCX_PORT(bd_tbl_value) = in->bd_tbl_value;
+  top->PCCX_PORT(bd_emax_we) = in->bd_emax_we;
+  top->PCCX_PORT(bd_emax_value) = in->bd_emax_value;
   top->eval();
 #if VM_TRACE_FST
   VerilatedFstC *wave = static_cast<Sim *>(sim)->wave.get();
@@ -173,57 +180,57 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
 #endif
 
   // Sample just before the edge.
-  out->awready = top->s_awready;
-  out->wready = top->s_wready;
-  out->bvalid = top->s_bvalid;
-  out->bresp = top->s_bresp;
-  out->arready = top->s_arready;
-  out->rvalid = top->s_rvalid;
-  out->rresp = top->s_rresp;
-  out->rdata = top->s_rdata;
-  out->acp_req_valid = top->acp_req_valid;
-  out->acp_req_write = top->acp_req_write;
-  out->acp_req_addr = top->acp_req_addr;
-  get_wide128(top->acp_req_wdata, out->acp_req_wdata);
-  out->acp_req_seq = top->acp_req_seq;
-  out->acp_rsp_ready = top->acp_rsp_ready;
+  out->awready = top->PCCX_PORT(awready);
+  out->wready = top->PCCX_PORT(wready);
+  out->bvalid = top->PCCX_PORT(bvalid);
+  out->bresp = top->PCCX_PORT(bresp);
+  out->arready = top->PCCX_PORT(arready);
+  out->rvalid = top->PCCX_PORT(rvalid);
+  out->rresp = top->PCCX_PORT(rresp);
+  out->rdata = top->PCCX_PORT(rdata);
+  out->acp_req_valid = top->PCCX_PORT(acp_req_valid);
+  out->acp_req_write = top->PCCX_PORT(acp_req_write);
+  out->acp_req_addr = top->PCCX_PORT(acp_req_addr);
+  get_wide128(top->PCCX_PORT(acp_req_wdata), out->acp_req_wdata);
+  out->acp_req_seq = top->PCCX_PORT(acp_req_seq);
+  out->acp_rsp_ready = top->PCCX_PORT(acp_rsp_ready);
   for (int s = 0; s < PCCX_NUM_STREAMS; s++) {
-    out->ws_ready[s] = (top->ws_ready >> s) & 1;
-    out->ws_seq[s] = static_cast<uint32_t>(top->ws_seq >> (32 * s));
+    out->ws_ready[s] = (top->PCCX_PORT(ws_ready) >> s) & 1;
+    out->ws_seq[s] = static_cast<uint32_t>(top->PCCX_PORT(ws_seq) >> (32 * s));
   }
-  out->latch_valid = top->tr_latch_valid;
-  out->latch_seq = top->tr_latch_seq;
-  out->latch_word = top->tr_latch_word;
-  out->start_valid = top->tr_start_valid;
+  out->latch_valid = top->PCCX_PORT(latch_valid);
+  out->latch_seq = top->PCCX_PORT(latch_seq);
+  out->latch_word = top->PCCX_PORT(latch_word);
+  out->start_valid = top->PCCX_PORT(start_valid);
   for (uint32_t m = out->start_valid; m != 0; m &= m - 1) {
     const int e = __builtin_ctz(m);
-    out->start_seq[e] = top->tr_start_seq[e];
+    out->start_seq[e] = top->PCCX_PORT(start_seq)[e];
   }
-  out->ret_valid = top->tr_ret_valid;
+  out->ret_valid = top->PCCX_PORT(ret_valid);
   for (uint32_t m = out->ret_valid; m != 0; m &= m - 1) {
     const int p = __builtin_ctz(m);
-    out->ret_seq[p] = top->tr_ret_seq[p];
-    out->ret_op[p] = (top->tr_ret_op >> (4 * p)) & 0xF;
-    out->ret_err[p] = (top->tr_ret_err >> (4 * p)) & 0xF;
+    out->ret_seq[p] = top->PCCX_PORT(ret_seq)[p];
+    out->ret_op[p] = (top->PCCX_PORT(ret_op) >> (4 * p)) & 0xF;
+    out->ret_err[p] = (top->PCCX_PORT(ret_err) >> (4 * p)) & 0xF;
   }
-  out->l2w_valid = top->tr_l2w_valid;
+  out->l2w_valid = top->PCCX_PORT(l2w_valid);
   for (uint32_t m = out->l2w_valid; m != 0; m &= m - 1) {
     const int p = __builtin_ctz(m);
-    out->l2w_addr[p] = wide_field(top->tr_l2w_addr.data(), static_cast<int>(sizeof(top->tr_l2w_addr) / 4), 17 * p, 17);
-    std::memcpy(out->l2w_data[p], top->tr_l2w_data.data() + 4 * p, 16);
-    out->l2w_mask[p] = (top->tr_l2w_mask >> (8 * p)) & 0xFF;
-    out->l2w_seq[p] = top->tr_l2w_seq[p];
+    out->l2w_addr[p] = wide_field(top->PCCX_PORT(l2w_addr).data(), static_cast<int>(sizeof(top->PCCX_PORT(l2w_addr)) / 4), 17 * p, 17);
+    std::memcpy(out->l2w_data[p], top->PCCX_PORT(l2w_data).data() + 4 * p, 16);
+    out->l2w_mask[p] = (top->PCCX_PORT(l2w_mask) >> (8 * p)) & 0xFF;
+    out->l2w_seq[p] = top->PCCX_PORT(l2w_seq)[p];
   }
-  out->tbl_valid = top->tr_tbl_valid;
-  out->tbl_entry = top->tr_tbl_entry;
-  out->tbl_value = top->tr_tbl_value;
-  out->tbl_seq = top->tr_tbl_seq;
-  out->emax_valid = top->tr_emax_valid;
-  out->emax_value = top->tr_emax_value;
-  out->emax_seq = top->tr_emax_seq;
-  out->status = top->status_o;
+  out->tbl_valid = top->PCCX_PORT(tbl_valid);
+  out->tbl_entry = top->PCCX_PORT(tbl_entry);
+  out->tbl_value = top->PCCX_PORT(tbl_value);
+  out->tbl_seq = top->PCCX_PORT(tbl_seq);
+  out->emax_valid = top->PCCX_PORT(emax_valid);
+  out->emax_value = top->PCCX_PORT(emax_value);
+  out->emax_seq = top->PCCX_PORT(emax_seq);
+  out->status = top->PCCX_PORT(status);
 
-  top->clk = 1;
+  top->PCCX_PORT(clk) = 1;
   top->eval();
 #if VM_TRACE_FST
   if (wave) wave->dump(2 * in->cycle + 1);
@@ -361,14 +368,14 @@ void randomize_state(void *sim, uint64_t seed) {
   // sees rst_n fall (the asynchronous resets), then `reset`'s sequence
   // runs from there (its first edge, with rst_n high again, comes after
   // every register with a reset has been reset).
-  top->s_awvalid = top->s_wvalid = top->s_arvalid = 0;
-  top->s_bready = top->s_rready = 0;
-  top->acp_req_ready = top->acp_rsp_valid = 0;
-  top->bd_tbl_we = top->bd_emax_we = 0;
-  top->clk = 0;
-  top->rst_n = 1;
+  top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
+  top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
+  top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
+  top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
+  top->PCCX_PORT(clk) = 0;
+  top->PCCX_PORT(rst_n) = 1;
   top->eval();
-  top->rst_n = 0;
+  top->PCCX_PORT(rst_n) = 0;
   top->eval();
   reset(sim);
 #if VM_COVERAGE

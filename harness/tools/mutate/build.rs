@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::HwConfig;
+use crate::rtl::dut::{self, Manifest};
 use crate::rtl::dynamic::{self, SharedModel, Toolchain};
 use crate::rtl::SimOps;
 
@@ -166,6 +167,11 @@ impl Builder {
         }
         key.add_file("hw/verilator.f", &dir.join("verilator.f"))
             .map_err(|e| ("setup", e))?;
+        key.add_file(
+            dut::DEFAULT_MANIFEST,
+            &self.root.join(dut::DEFAULT_MANIFEST),
+        )
+        .map_err(|e| ("setup", e))?;
         for f in crate::rtl::recipe::shim_files(&self.root).map_err(|e| ("setup", e))? {
             key.add_file(&f, &self.root.join(&f))
                 .map_err(|e| ("setup", e))?;
@@ -204,6 +210,8 @@ impl Builder {
 
     /// Verilates and compiles the sources written to `src` into `dir`.
     fn build_into(&self, src: &Path, dir: &Path) -> Result<PathBuf, (&'static str, String)> {
+        let dut_path = self.root.join(dut::DEFAULT_MANIFEST);
+        let dut = Manifest::read(&dut_path).map_err(|e| ("setup", e))?;
         let model = SharedModel {
             name: MUTANT_CONFIG,
             config: &self.config,
@@ -215,6 +223,8 @@ impl Builder {
             jobs: 1,
             unity: true,
             defines: &[],
+            dut: &dut,
+            dut_path: &dut_path,
         };
         self.toolchain
             .build_shared_object(&model, dir, &self.runtime)
@@ -374,6 +384,9 @@ impl Builder {
             key.add(name, file.text.as_bytes());
         }
         key.add_file("hw/verilator.f", &self.root.join("hw/verilator.f"))?;
+        let dut_path = self.root.join(dut::DEFAULT_MANIFEST);
+        key.add_file(dut::DEFAULT_MANIFEST, &dut_path)?;
+        let dut = Manifest::read(&dut_path)?;
         let shim = self.root.join("harness/rtl/shim");
         for f in crate::rtl::recipe::shim_files(&self.root)? {
             key.add_file(&f, &self.root.join(&f))?;
@@ -398,6 +411,8 @@ impl Builder {
                     jobs: dynamic::jobs(),
                     unity: false,
                     defines: &["PCCX_MUTANT_SCHEMA"],
+                    dut: &dut,
+                    dut_path: &dut_path,
                 };
                 self.toolchain
                     .build_shared_object(&model, dir, &self.runtime)

@@ -1,0 +1,851 @@
+//! The DUT manifest (`hw/dut.json`, docs/dut-contract.md): the level a DUT
+//! is seen at, its top module, its files and the port behind each role the
+//! shim drives or reads, read with serde and checked against the ports of
+//! the Verilated top. Shared with build.rs (`#[path]`), so it needs only
+//! serde and the standard library.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The manifest's `format`, and the version this harness reads.
+pub const FORMAT: &str = "pccx-cosim dut";
+pub const VERSION: u64 = 1;
+
+/// The manifest of the repository's own RTL, from the repository root.
+pub const DEFAULT_MANIFEST: &str = "hw/dut.json";
+
+/// The observation levels by name, lowest first (golden's `Observation`;
+/// a unit test of the library keeps the two lists equal).
+pub const LEVELS: [&str; 3] = ["black-box", "retire", "full"];
+
+/// One DUT, as its manifest declares it.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u64,
+    /// A short name for reports.
+    pub name: String,
+    /// The highest observation level the DUT offers (docs/dut-contract.md).
+    pub level: Level,
+    /// The top module; it must be the one `verilator_file` selects.
+    pub top: String,
+    /// Verilator's command-line file (`-F`), relative to the manifest's
+    /// folder: the sources, their order and the flags every use shares.
+    pub verilator_file: PathBuf,
+    /// The folder of the configurations (`*.cfg`, the top's parameters),
+    /// relative to the manifest's folder.
+    pub configs: PathBuf,
+    /// The port behind each role (`ROLES`), by the role's name.
+    pub ports: BTreeMap<String, String>,
+}
+
+/// An observation level, by its name in `LEVELS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Level(usize);
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        LEVELS[self.0]
+    }
+
+    pub fn by_name(name: &str) -> Option<Level> {
+        LEVELS.iter().position(|l| *l == name).map(Level)
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Level {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+        let name = String::deserialize(d)?;
+        Level::by_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown level `{name}`, expected one of `{}`",
+                LEVELS.join("`, `")
+            ))
+        })
+    }
+}
+
+/// Which way a port carries its signal, seen from the DUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    In,
+    Out,
+}
+
+impl Dir {
+    fn name(self) -> &'static str {
+        match self {
+            Dir::In => "an input",
+            Dir::Out => "an output",
+        }
+    }
+}
+
+/// A signal the shim drives or reads (harness/rtl/shim/pccx_shim.cpp names
+/// each as `PCCX_PORT(name)`): its direction, its width in bits and the
+/// lowest level that needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Role {
+    pub name: &'static str,
+    pub dir: Dir,
+    pub bits: u32,
+    pub level: usize,
+    pub what: &'static str,
+}
+
+const fn role(name: &'static str, dir: Dir, bits: u32, level: usize, what: &'static str) -> Role {
+    Role {
+        name,
+        dir,
+        bits,
+        level,
+        what,
+    }
+}
+
+const BLACK_BOX: usize = 0;
+const RETIRE: usize = 1;
+const FULL: usize = 2;
+
+/// Every role, by interface. Widths are those of pccx_shim.h's structures
+/// (6 retire slots, 4 observed L2 write ports, 2 weight streams, 5
+/// engines, 17-bit word addresses).
+pub const ROLES: &[Role] = &[
+    role("clk", Dir::In, 1, BLACK_BOX, "the clock"),
+    role("rst_n", Dir::In, 1, BLACK_BOX, "the reset, active low"),
+    role(
+        "awvalid",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "AXI-Lite write address valid",
+    ),
+    role(
+        "awready",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "AXI-Lite write address ready",
+    ),
+    role("awaddr", Dir::In, 12, BLACK_BOX, "AXI-Lite write address"),
+    role("wvalid", Dir::In, 1, BLACK_BOX, "AXI-Lite write data valid"),
+    role(
+        "wready",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "AXI-Lite write data ready",
+    ),
+    role("wdata", Dir::In, 32, BLACK_BOX, "AXI-Lite write data"),
+    role("wstrb", Dir::In, 4, BLACK_BOX, "AXI-Lite write strobes"),
+    role(
+        "bvalid",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "AXI-Lite write response valid",
+    ),
+    role(
+        "bready",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "AXI-Lite write response ready",
+    ),
+    role("bresp", Dir::Out, 2, BLACK_BOX, "AXI-Lite write response"),
+    role(
+        "arvalid",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "AXI-Lite read address valid",
+    ),
+    role(
+        "arready",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "AXI-Lite read address ready",
+    ),
+    role("araddr", Dir::In, 12, BLACK_BOX, "AXI-Lite read address"),
+    role("rvalid", Dir::Out, 1, BLACK_BOX, "AXI-Lite read data valid"),
+    role("rready", Dir::In, 1, BLACK_BOX, "AXI-Lite read data ready"),
+    role("rdata", Dir::Out, 32, BLACK_BOX, "AXI-Lite read data"),
+    role("rresp", Dir::Out, 2, BLACK_BOX, "AXI-Lite read response"),
+    role(
+        "acp_req_valid",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "host-memory request valid",
+    ),
+    role(
+        "acp_req_ready",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "host-memory request ready",
+    ),
+    role(
+        "acp_req_write",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "host-memory request is a write",
+    ),
+    role(
+        "acp_req_addr",
+        Dir::Out,
+        17,
+        BLACK_BOX,
+        "host-memory word address",
+    ),
+    role(
+        "acp_req_wdata",
+        Dir::Out,
+        128,
+        BLACK_BOX,
+        "host-memory write data",
+    ),
+    role(
+        "acp_rsp_valid",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "host-memory response valid",
+    ),
+    role(
+        "acp_rsp_ready",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "host-memory response ready",
+    ),
+    role(
+        "acp_rsp_rdata",
+        Dir::In,
+        128,
+        BLACK_BOX,
+        "host-memory read data",
+    ),
+    role(
+        "ws_valid",
+        Dir::In,
+        2,
+        BLACK_BOX,
+        "weight stream valid, per stream",
+    ),
+    role(
+        "ws_ready",
+        Dir::Out,
+        2,
+        BLACK_BOX,
+        "weight stream ready, per stream",
+    ),
+    role(
+        "ws_data",
+        Dir::In,
+        256,
+        BLACK_BOX,
+        "weight stream beats, 128 bits per stream",
+    ),
+    role(
+        "ret_valid",
+        Dir::Out,
+        6,
+        RETIRE,
+        "retire tap: a retire in slot p",
+    ),
+    role(
+        "ret_seq",
+        Dir::Out,
+        192,
+        RETIRE,
+        "retire tap: sequence numbers, 32 bits per slot",
+    ),
+    role(
+        "ret_op",
+        Dir::Out,
+        24,
+        RETIRE,
+        "retire tap: opcodes, 4 bits per slot",
+    ),
+    role(
+        "ret_err",
+        Dir::Out,
+        24,
+        RETIRE,
+        "retire tap: error codes, 4 bits per slot",
+    ),
+    role(
+        "acp_req_seq",
+        Dir::Out,
+        32,
+        FULL,
+        "tap: the instruction behind a host request",
+    ),
+    role(
+        "ws_seq",
+        Dir::Out,
+        64,
+        FULL,
+        "tap: the instruction taking a beat, per stream",
+    ),
+    role(
+        "latch_valid",
+        Dir::Out,
+        1,
+        FULL,
+        "latch tap: an instruction latched",
+    ),
+    role(
+        "latch_seq",
+        Dir::Out,
+        32,
+        FULL,
+        "latch tap: its sequence number",
+    ),
+    role("latch_word", Dir::Out, 64, FULL, "latch tap: its word"),
+    role(
+        "start_valid",
+        Dir::Out,
+        5,
+        FULL,
+        "start tap: engine e starts",
+    ),
+    role(
+        "start_seq",
+        Dir::Out,
+        160,
+        FULL,
+        "start tap: sequence numbers, 32 bits per engine",
+    ),
+    role(
+        "l2w_valid",
+        Dir::Out,
+        4,
+        FULL,
+        "L2 write tap: a write on port p",
+    ),
+    role(
+        "l2w_addr",
+        Dir::Out,
+        68,
+        FULL,
+        "L2 write tap: word addresses, 17 bits per port",
+    ),
+    role(
+        "l2w_data",
+        Dir::Out,
+        512,
+        FULL,
+        "L2 write tap: data, 128 bits per port",
+    ),
+    role(
+        "l2w_mask",
+        Dir::Out,
+        32,
+        FULL,
+        "L2 write tap: element masks, 8 bits per port",
+    ),
+    role(
+        "l2w_seq",
+        Dir::Out,
+        128,
+        FULL,
+        "L2 write tap: sequence numbers, 32 bits per port",
+    ),
+    role("tbl_valid", Dir::Out, 1, FULL, "shape-table write tap"),
+    role(
+        "tbl_entry",
+        Dir::Out,
+        7,
+        FULL,
+        "shape-table write tap: {weight, index}",
+    ),
+    role(
+        "tbl_value",
+        Dir::Out,
+        48,
+        FULL,
+        "shape-table write tap: {a, b, c}",
+    ),
+    role(
+        "tbl_seq",
+        Dir::Out,
+        32,
+        FULL,
+        "shape-table write tap: sequence number",
+    ),
+    role("emax_valid", Dir::Out, 1, FULL, "e_max write tap"),
+    role("emax_value", Dir::Out, 16, FULL, "e_max write tap: value"),
+    role(
+        "emax_seq",
+        Dir::Out,
+        32,
+        FULL,
+        "e_max write tap: sequence number",
+    ),
+    role(
+        "status",
+        Dir::Out,
+        32,
+        FULL,
+        "the status register, every cycle",
+    ),
+    role(
+        "bd_tbl_we",
+        Dir::In,
+        1,
+        FULL,
+        "back door: shape-table write enable",
+    ),
+    role(
+        "bd_tbl_entry",
+        Dir::In,
+        7,
+        FULL,
+        "back door: shape-table entry",
+    ),
+    role(
+        "bd_tbl_value",
+        Dir::In,
+        48,
+        FULL,
+        "back door: shape-table value",
+    ),
+    role(
+        "bd_emax_we",
+        Dir::In,
+        1,
+        FULL,
+        "back door: e_max write enable",
+    ),
+    role("bd_emax_value", Dir::In, 16, FULL, "back door: e_max value"),
+];
+
+/// A port of a Verilated top, as its header declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub dir: Dir,
+    pub bits: u32,
+}
+
+impl Manifest {
+    /// Reads and checks the manifest at `path`: its format and version, and
+    /// that it names a port for every role its level needs and only known
+    /// roles. Errors name the file, and the field (and line) at fault.
+    pub fn read(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the DUT manifest {}: {e}", path.display()))?;
+        Manifest::parse(&text, path)
+    }
+
+    /// [`Manifest::read`] of `text`, `path` naming it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, String> {
+        let file = path.display();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let m: Manifest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            format!("{file}: field `{field}`: {inner}")
+        })?;
+        if m.format != FORMAT {
+            return Err(format!(
+                "{file}: field `format` is `{}`; a DUT manifest says `{FORMAT}`",
+                m.format
+            ));
+        }
+        if m.version != VERSION {
+            return Err(format!(
+                "{file}: field `version` is {}; this pccx-cosim reads version {VERSION}",
+                m.version
+            ));
+        }
+        if let Some(unknown) = m.ports.keys().find(|k| !ROLES.iter().any(|r| r.name == *k)) {
+            return Err(format!(
+                "{file}: field `ports.{unknown}`: no such role (the roles: {})",
+                ROLES.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(missing) = m.needed().find(|r| !m.ports.contains_key(r.name)) {
+            return Err(format!(
+                "{file}: field `ports.{}` is missing: the `{}` level needs it ({})",
+                missing.name, m.level, missing.what
+            ));
+        }
+        Ok(m)
+    }
+
+    /// The roles the manifest's level needs.
+    pub fn needed(&self) -> impl Iterator<Item = &'static Role> + '_ {
+        ROLES.iter().filter(|r| r.level <= self.level.0)
+    }
+
+    /// Checks every needed role's port against the ports of the Verilated
+    /// top (`ports`, from [`header_ports`] of `header`): it exists, goes the
+    /// right way and has the role's width. `manifest` names the file.
+    pub fn check_ports(
+        &self,
+        manifest: &Path,
+        ports: &BTreeMap<String, Port>,
+        header: &Path,
+    ) -> Result<(), String> {
+        let file = manifest.display();
+        for role in self.needed() {
+            let name = &self.ports[role.name];
+            let Some(port) = ports.get(name) else {
+                return Err(format!(
+                    "{file}: field `ports.{}` names `{name}`, which `{}` does not have \
+                     (its ports, from {}: {})",
+                    role.name,
+                    self.top,
+                    header.display(),
+                    ports.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            };
+            if port.dir != role.dir || port.bits != role.bits {
+                return Err(format!(
+                    "{file}: field `ports.{}` names `{name}`, {} of {} bits in `{}`; the \
+                     harness needs {} of {} bits ({})",
+                    role.name,
+                    port.dir.name(),
+                    port.bits,
+                    self.top,
+                    role.dir.name(),
+                    role.bits,
+                    role.what
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The C++ defines that name each needed role's port for the shim:
+    /// `PCCX_PORT_<role>` = the port.
+    pub fn port_defines(&self) -> Vec<(String, String)> {
+        self.needed()
+            .map(|r| (format!("PCCX_PORT_{}", r.name), self.ports[r.name].clone()))
+            .collect()
+    }
+
+    /// Checks that `verilator_file` (read from `text`) selects this
+    /// manifest's top module with `--top-module`.
+    pub fn check_top(
+        &self,
+        manifest: &Path,
+        verilator_file: &Path,
+        text: &str,
+    ) -> Result<(), String> {
+        let mut words = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .flat_map(str::split_whitespace);
+        let named = std::iter::from_fn(|| words.next())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .find(|w| w[0] == "--top-module")
+            .map(|w| w[1].to_string());
+        match named {
+            Some(t) if t == self.top => Ok(()),
+            Some(t) => Err(format!(
+                "{}: field `top` is `{}`, but {} selects `--top-module {t}`",
+                manifest.display(),
+                self.top,
+                verilator_file.display()
+            )),
+            None => Err(format!(
+                "{}: field `top` is `{}`, but {} has no `--top-module`",
+                manifest.display(),
+                self.top,
+                verilator_file.display()
+            )),
+        }
+    }
+}
+
+/// The ports a Verilated top's header (`V<prefix>.h`) declares, from its
+/// `VL_IN*`/`VL_OUT*` lines: `VL_IN8(&clk,0,0);`, `VL_OUTW(&d,127,0,4);`.
+pub fn header_ports(text: &str) -> BTreeMap<String, Port> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let dir = if line.starts_with("VL_IN") {
+            Dir::In
+        } else if line.starts_with("VL_OUT") {
+            Dir::Out
+        } else {
+            continue;
+        };
+        let Some(args) = line
+            .split_once("(&")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(args, _)| args)
+        else {
+            continue;
+        };
+        let fields: Vec<&str> = args.split(',').map(str::trim).collect();
+        let (Some(name), Some(msb), Some(lsb)) = (fields.first(), fields.get(1), fields.get(2))
+        else {
+            continue;
+        };
+        if let (Ok(msb), Ok(lsb)) = (msb.parse::<u32>(), lsb.parse::<u32>()) {
+            out.insert(
+                name.to_string(),
+                Port {
+                    dir,
+                    bits: msb - lsb + 1,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// The source files a Verilator command-line file reads, itself first:
+/// every `-F` file it names (relative to its own folder, as `-F` takes
+/// them) and every Verilog or SystemVerilog file, recursively; `//` and `#`
+/// start comments. A `-f` (relative to the working directory, which a build
+/// cannot know) is refused.
+pub fn options_file_sources(file: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut out = vec![file.to_path_buf()];
+    let mut words = text
+        .lines()
+        .map(|l| {
+            l.split("//")
+                .next()
+                .unwrap_or("")
+                .split('#')
+                .next()
+                .unwrap_or("")
+        })
+        .flat_map(str::split_whitespace);
+    while let Some(word) = words.next() {
+        match word {
+            "-F" => {
+                let next = words
+                    .next()
+                    .ok_or_else(|| format!("{}: `-F` names no file", file.display()))?;
+                out.extend(options_file_sources(&dir.join(next))?);
+            }
+            "-f" => {
+                return Err(format!(
+                    "{}: `-f {}` is taken from the working directory; use `-F`, which \
+                     takes it from the file's folder",
+                    file.display(),
+                    words.next().unwrap_or("")
+                ))
+            }
+            w if [".sv", ".v", ".svh", ".vh"].iter().any(|e| w.ends_with(e)) => {
+                let source = dir.join(w);
+                if !source.is_file() {
+                    return Err(format!(
+                        "{} lists {w}, which does not exist",
+                        file.display()
+                    ));
+                }
+                out.push(source);
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn default_text() -> String {
+        std::fs::read_to_string(root().join(DEFAULT_MANIFEST)).unwrap()
+    }
+
+    fn parse(text: &str) -> Result<Manifest, String> {
+        Manifest::parse(text, Path::new("x/dut.json"))
+    }
+
+    /// The header lines a top with exactly the manifest's ports at the
+    /// roles' widths would have.
+    fn header_of(m: &Manifest) -> String {
+        m.needed()
+            .map(|r| {
+                let dir = if r.dir == Dir::In { "IN" } else { "OUT" };
+                format!("    VL_{dir}W(&{},{},0,4);\n", m.ports[r.name], r.bits - 1)
+            })
+            .collect()
+    }
+
+    fn check(m: &Manifest, header: &str) -> Result<(), String> {
+        m.check_ports(
+            Path::new("x/dut.json"),
+            &header_ports(header),
+            Path::new("Vtop.h"),
+        )
+    }
+
+    #[test]
+    fn the_levels_are_golden_s_observation_levels() {
+        use pccx_golden::model::Observation;
+        let names: Vec<&str> = Observation::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(names, LEVELS);
+    }
+
+    #[test]
+    fn the_repository_s_manifest_reads_and_names_every_role() {
+        let m = parse(&default_text()).unwrap();
+        assert_eq!(m.level.name(), "full");
+        assert_eq!(m.top, "pccx_top");
+        assert_eq!(m.needed().count(), ROLES.len());
+        assert!(check(&m, &header_of(&m)).is_ok());
+        let defines = m.port_defines();
+        assert!(defines.contains(&("PCCX_PORT_awvalid".into(), "s_awvalid".into())));
+    }
+
+    #[test]
+    fn a_header_s_ports_are_read_with_direction_and_width() {
+        let ports = header_ports(
+            "    VL_IN8(&clk,0,0);\n    VL_OUTW(&acp_req_wdata,127,0,4);\n    \
+             VL_IN16(&s_awaddr,11,0);\n    VL_OUT64(&ws_seq,63,0);\n    int other;\n",
+        );
+        assert_eq!(ports.len(), 4);
+        assert_eq!(
+            ports["clk"],
+            Port {
+                dir: Dir::In,
+                bits: 1
+            }
+        );
+        assert_eq!(
+            ports["acp_req_wdata"],
+            Port {
+                dir: Dir::Out,
+                bits: 128
+            }
+        );
+        assert_eq!(
+            ports["s_awaddr"],
+            Port {
+                dir: Dir::In,
+                bits: 12
+            }
+        );
+        assert_eq!(
+            ports["ws_seq"],
+            Port {
+                dir: Dir::Out,
+                bits: 64
+            }
+        );
+    }
+
+    #[test]
+    fn an_unknown_level_is_refused_with_the_field_and_line() {
+        let text = default_text().replace("\"level\": \"full\"", "\"level\": \"partial\"");
+        let e = parse(&text).unwrap_err();
+        assert!(e.starts_with("x/dut.json: field `level`"), "{e}");
+        assert!(
+            e.contains("unknown level `partial`") && e.contains("line 5"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_role_an_unknown_role_and_an_unknown_field_are_refused_by_name() {
+        let text = default_text().replace("    \"ret_seq\": \"tr_ret_seq\",\n", "");
+        let e = parse(&text).unwrap_err();
+        assert!(
+            e.contains("field `ports.ret_seq` is missing: the `full` level needs it"),
+            "{e}"
+        );
+        // A black box needs no retire tap.
+        let black_box = text.replace("\"level\": \"full\"", "\"level\": \"black-box\"");
+        let m = parse(&black_box).unwrap();
+        assert!(m.needed().all(|r| !r.name.starts_with("ret_")));
+        let e = parse(&default_text().replace("\"rst_n\": \"rst_n\"", "\"reset\": \"rst_n\""))
+            .unwrap_err();
+        assert!(e.contains("field `ports.reset`: no such role"), "{e}");
+        let e = parse(&default_text().replace("\"top\":", "\"tops\":")).unwrap_err();
+        assert!(e.contains("unknown field `tops`"), "{e}");
+        let e = parse(&default_text().replace("\"version\": 1", "\"version\": 2")).unwrap_err();
+        assert!(e.contains("field `version` is 2"), "{e}");
+    }
+
+    #[test]
+    fn a_port_the_top_lacks_or_of_the_wrong_width_or_way_is_refused_by_name() {
+        let m = parse(&default_text()).unwrap();
+        let header = header_of(&m);
+        let e = check(&m, &header.replace("(&tr_ret_seq,", "(&tr_retire_seq,")).unwrap_err();
+        assert!(
+            e.contains("field `ports.ret_seq` names `tr_ret_seq`, which `pccx_top` does not have"),
+            "{e}"
+        );
+        assert!(
+            e.contains("tr_retire_seq"),
+            "the top's ports are listed: {e}"
+        );
+        let e = check(&m, &header.replace("(&s_wdata,31,0", "(&s_wdata,63,0")).unwrap_err();
+        assert!(
+            e.contains("field `ports.wdata` names `s_wdata`, an input of 64 bits")
+                && e.contains("needs an input of 32 bits"),
+            "{e}"
+        );
+        let e = check(&m, &header.replace("VL_INW(&s_wdata", "VL_OUTW(&s_wdata")).unwrap_err();
+        assert!(
+            e.contains("an output of 32 bits") && e.contains("needs an input"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_top_must_be_the_one_the_verilator_file_selects() {
+        let m = parse(&default_text()).unwrap();
+        let (path, f) = (Path::new("x/dut.json"), Path::new("x/v.f"));
+        assert!(m
+            .check_top(path, f, "-Wall\n--top-module pccx_top\n")
+            .is_ok());
+        let e = m
+            .check_top(path, f, "--top-module other_top // a comment\n")
+            .unwrap_err();
+        assert!(e.contains("field `top` is `pccx_top`, but x/v.f selects `--top-module other_top`"));
+        let e = m
+            .check_top(path, f, "// --top-module pccx_top\n")
+            .unwrap_err();
+        assert!(e.contains("has no `--top-module`"), "{e}");
+    }
+
+    #[test]
+    fn an_options_file_lists_itself_its_f_files_and_their_sources() {
+        let files = options_file_sources(&root().join("hw/verilator.f")).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(root()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names[..2], ["hw/verilator.f", "hw/rtl/manifest.txt"]);
+        assert_eq!(names[2], "hw/rtl/pccx_assert_pkg.sv");
+        assert!(names.len() > 10 && names[2..].iter().all(|n| n.ends_with(".sv")));
+        let dir = std::env::temp_dir().join(format!("pccx-dut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.f"), "-f b.f\n").unwrap();
+        let e = options_file_sources(&dir.join("a.f")).unwrap_err();
+        assert!(e.contains("use `-F`"), "{e}");
+        std::fs::write(dir.join("a.f"), "gone.sv\n").unwrap();
+        let e = options_file_sources(&dir.join("a.f")).unwrap_err();
+        assert!(e.contains("lists gone.sv, which does not exist"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
