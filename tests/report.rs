@@ -520,3 +520,34 @@ fn a_baseline_marks_signatures_new_seen_before_or_gone() {
         text(&o.stderr)
     );
 }
+
+/// A run below the full observation level says so on its page, with the
+/// checks that level cannot make (docs/dut-contract.md).
+#[test]
+fn the_page_names_the_observation_level_and_what_it_cannot_check() {
+    let dir = scratch("observe");
+    let page = dir.join("page.html");
+    fault_campaign(
+        &dir.join("run"),
+        2,
+        "corrupt-l2",
+        &[
+            &QUICK[..],
+            &["--observe", "black-box", "--report", s(&page)],
+        ]
+        .concat(),
+    );
+    let dom = browser::dom(&page);
+    let summary = text_of(&dom, "#summary");
+    assert!(summary.contains("observation level"), "{summary}");
+    assert!(
+        summary.contains("black-box (docs/dut-contract.md)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("l2-writes") && summary.contains("retire-err"),
+        "{summary}"
+    );
+    let failures = text_of(&dom, "#failures");
+    assert!(failures.contains("final-l2"), "{failures}");
+}

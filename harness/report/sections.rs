@@ -143,6 +143,22 @@ fn campaign_summary(c: &CampaignPart) -> String {
         if let Some(fault) = &id.inject_fault {
             rows.push(row("injected fault", esc(fault.name())));
         }
+        let unmade: Vec<&str> = crate::scoreboard::out_of_reach(id.observe)
+            .into_iter()
+            .map(|k| k.name())
+            .collect();
+        rows.push(row(
+            "observation level",
+            if unmade.is_empty() {
+                esc(id.observe.name())
+            } else {
+                format!(
+                    "{} (docs/dut-contract.md); checks it cannot make: {}",
+                    esc(id.observe.name()),
+                    esc(&unmade.join(", "))
+                )
+            },
+        ));
     }
     rows.push(row(
         "models",
