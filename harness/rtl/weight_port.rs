@@ -7,8 +7,6 @@
 //! like a DDR-fed FIFO running dry; a beat once offered stays offered until
 //! taken, as AXI-Stream requires.
 
-use std::collections::HashMap;
-
 use pccx_golden::streams::WeightSource;
 
 use crate::stimulus::Rng;
@@ -36,9 +34,11 @@ pub struct WeightPort {
     /// cycle until taken, and hashing it anew each cycle is wasted work.
     head: [Option<u128>; NUM_STREAMS],
     stall: Option<(u64, Rng)>,
-    /// Beats taken per (stream, sequence number) since reset, not yet
-    /// reported.
-    taken: HashMap<(usize, u32), u32>,
+    /// Beats taken per sequence number and stream since reset, not yet
+    /// reported: a few instructions at most are in flight, so a short list
+    /// searched from its end (where the instruction of the last beat is)
+    /// costs less per beat than hashing.
+    taken: Vec<(u32, [u32; NUM_STREAMS])>,
     /// Cycles since reset in which an engine was ready for a beat of each
     /// stream and none was offered (the stream ran dry).
     starved: [u64; NUM_STREAMS],
@@ -52,7 +52,7 @@ impl WeightPort {
             offered: [true; NUM_STREAMS],
             head: [None; NUM_STREAMS],
             stall: None,
-            taken: HashMap::new(),
+            taken: Vec::new(),
             starved: [0; NUM_STREAMS],
         }
     }
@@ -104,12 +104,20 @@ impl WeightPort {
     pub fn taken(&mut self, stream: usize, seq: u32) -> u64 {
         self.next[stream] += 1;
         self.head[stream] = None;
-        let count = self.taken.entry((stream, seq)).or_insert(0);
+        let at = match self.taken.iter().rposition(|(s, _)| *s == seq) {
+            Some(at) => at,
+            None => {
+                self.taken.push((seq, [0; NUM_STREAMS]));
+                self.taken.len() - 1
+            }
+        };
+        let count = &mut self.taken[at].1[stream];
         *count += 1;
+        let count = *count;
         if self.stall.is_some() {
             self.offered[stream] = false;
         }
-        u64::from(*count)
+        u64::from(count)
     }
 
     /// The engine on `stream` was ready in a cycle when no beat was offered.
@@ -129,8 +137,13 @@ impl WeightPort {
 
     /// Takes the count of beats instruction `seq` consumed, per stream.
     pub fn take_counts(&mut self, seq: u32) -> Vec<(usize, u32)> {
+        let Some(at) = self.taken.iter().position(|(s, _)| *s == seq) else {
+            return Vec::new();
+        };
+        let (_, counts) = self.taken.remove(at);
         (0..NUM_STREAMS)
-            .filter_map(|s| self.taken.remove(&(s, seq)).map(|n| (s, n)))
+            .filter(|&s| counts[s] > 0)
+            .map(|s| (s, counts[s]))
             .collect()
     }
 }
