@@ -81,6 +81,22 @@ impl<'a> Run<'a> {
         // Both sides through the same level, so that the checks compare
         // like with like.
         let level = self.level;
+        if side == Side::Reference {
+            for e in &events {
+                if let Event::ShapeWrite {
+                    seq,
+                    table,
+                    index,
+                    entry,
+                } = *e
+                {
+                    self.reference_shapes
+                        .entry(seq)
+                        .or_default()
+                        .push((table, index, entry));
+                }
+            }
+        }
         for event in events.into_iter().filter_map(|e| level.show(e)) {
             if let Event::HostWrite {
                 seq: UNATTRIBUTED,

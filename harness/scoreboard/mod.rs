@@ -291,6 +291,11 @@ struct Run<'a> {
     /// Below `Full`: the host writes, which no tap attributes to an
     /// instruction, compared for the whole program.
     unattributed: Pair,
+    /// The shape-table writes the reference made, per sequence number,
+    /// whatever the level: the order rules need the tables each
+    /// instruction's footprint was computed with, which is the reference's
+    /// own knowledge, not an observation of the DUT.
+    reference_shapes: BTreeMap<u32, Vec<(ShapeTable, u8, ShapeEntry)>>,
     /// Whether the L2 was read back through the models' own MEMCPY (below
     /// `Full`): host memory then holds a copy of it.
     read_back: bool,

@@ -24,6 +24,7 @@ impl<'a> Run<'a> {
             timing: TimingMode::Exact,
             level,
             unattributed: Pair::default(),
+            reference_shapes: BTreeMap::new(),
             read_back: false,
         }
     }
@@ -417,7 +418,7 @@ impl<'a> Run<'a> {
             TimingMode::Order => {
                 let shape_writes: Vec<Vec<(ShapeTable, u8, ShapeEntry)>> = (0..self.issued.len()
                     as u32)
-                    .map(|seq| self.pairs[&seq].r.shape.clone())
+                    .map(|seq| self.reference_shapes.get(&seq).cloned().unwrap_or_default())
                     .collect();
                 timing::order(&self.issued, &shape_writes, &cycles)
             }

@@ -162,3 +162,68 @@ fn a_repro_keeps_its_level_and_replays_at_it() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Below `full` the reference's own shape-table writes still give the
+/// order rules each instruction's footprint: a CVO that retires before the
+/// asynchronous MEMCPY whose destination it reads breaks a rule only
+/// through the table entry that sizes the copy. Golden models on both
+/// sides (the DUT with a retire moved 100,000 cycles early).
+#[test]
+fn the_order_rules_use_the_reference_s_tables_below_full() {
+    use pccx_cosim::env::faults::Faulty;
+    use pccx_cosim::env::models;
+    use pccx_cosim::env::observed::Observed;
+    use pccx_cosim::scoreboard::{run_case_with, TimingMode};
+    use pccx_golden::asm::{Item, Program};
+    use pccx_golden::isa::{Cvo, CvoFunc, Instr, Memcpy, Memset};
+    use pccx_golden::model::{NpuModel, ShapeTable};
+
+    let config = tiny();
+    let items = vec![
+        // fmap[1] sizes the copy: 8 * 16 elements, 16 words.
+        Instr::Memset(Memset {
+            dest_cache: ShapeTable::Fmap,
+            dest_addr: 1,
+            a_value: 8,
+            b_value: 16,
+            c_value: 1,
+            reserved: 0,
+        }),
+        // L2 0x000.. -> 0x100.., asynchronous: not a barrier.
+        Instr::Memcpy(Memcpy {
+            from_device: false,
+            to_device: false,
+            dest_addr: 0x100,
+            src_addr: 0x000,
+            aux_addr: 0,
+            shape_ptr_addr: 1,
+            async_: true,
+        }),
+        // Reads 0x108..: inside the copy's destination.
+        Instr::Cvo(Cvo {
+            func: CvoFunc::Exp,
+            src_addr: 0x108,
+            dst_addr: 0x200,
+            length: 8,
+            flags: 0,
+            async_: true,
+        }),
+    ];
+    let program = Program {
+        items: items.iter().map(|i| Item::Instr(i.encode())).collect(),
+    };
+    let case = TestCase::directed(5, &GenOptions::for_config(&config, 0), program);
+    let early = Fault::RetireCycle {
+        nth: 2,
+        delta: -100_000,
+    };
+    for level in [Observation::Retire, Observation::Full] {
+        let dut = Faulty::new(models::reference_golden(&config), early);
+        let mut dut: Box<dyn NpuModel> = Box::new(Observed::new(Box::new(dut), level));
+        let mut reference = models::open_reference(&config);
+        let outcome = run_case_with(&case, &mut *reference, &mut *dut, TimingMode::Order).unwrap();
+        let m = outcome.first_mismatch.expect("the early retire is caught");
+        assert_eq!(m.kind, CheckKind::RetireOrder, "{level}: {m}");
+        assert_eq!(m.seq, Some(2), "{level}: {m}");
+    }
+}
