@@ -179,7 +179,7 @@ fn the_order_rules_use_the_reference_s_tables_below_full() {
     use pccx_golden::model::{NpuModel, ShapeTable};
 
     let config = tiny();
-    let items = vec![
+    let items = [
         // fmap[1] sizes the copy: 8 * 16 elements, 16 words.
         Instr::Memset(Memset {
             dest_cache: ShapeTable::Fmap,
