@@ -4,6 +4,7 @@
 
 use crate::regress::campaign::Shard;
 use crate::regress::identity::{self, MutationIdentity, Rerun, RunEnded};
+use pccx_golden::model::Observation;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -333,6 +334,10 @@ pub struct MutateReport {
     pub instrs: usize,
     /// Mutation sites in hw/rtl.
     pub sites: usize,
+    /// The level the mutants were seen at (`mutate --observe`,
+    /// docs/dut-contract.md); reports before the levels saw everything.
+    #[serde(default = "full_observation", skip_serializing_if = "is_full")]
+    pub observe: Observation,
     /// `i/n` for a shard's own report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -359,6 +364,14 @@ pub struct MutateReport {
     #[serde(default)]
     pub assertion_kills: AssertionKills,
     pub mutants: Vec<MutantRecord>,
+}
+
+fn full_observation() -> Observation {
+    Observation::Full
+}
+
+fn is_full(o: &Observation) -> bool {
+    *o == Observation::Full
 }
 
 /// What the RTL's assertions add to a mutation run: the kills one of them
@@ -567,6 +580,7 @@ impl MutateReport {
             seeds: 40,
             instrs: 40,
             sites,
+            observe: Observation::Full,
             shard: None,
             missing: vec![],
             interrupted: false,
@@ -653,6 +667,7 @@ impl MutateReport {
             seeds: header.identity.seeds,
             instrs: header.identity.instrs,
             sites: header.identity.sites,
+            observe: header.identity.observe,
             shard: None,
             missing,
             interrupted: false,

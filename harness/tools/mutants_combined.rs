@@ -167,6 +167,13 @@ pub fn combine(reports: &[MutateReport]) -> Result<CombinedReport, String> {
         if configs.contains(&r.config) {
             return Err(format!("two reports of configuration {}", r.config));
         }
+        if r.observe != first.observe {
+            return Err(format!(
+                "the report of {} saw the mutants at the {} level, that of {} at the {} level: \
+                 combine reports of one level (docs/dut-contract.md)",
+                r.config, r.observe, first.config, first.observe
+            ));
+        }
         if r.sites != first.sites {
             return Err(format!(
                 "the report of {} counts {} sites of hw/rtl, that of {} {}: runs of different RTL",
@@ -407,6 +414,14 @@ mod tests {
         assert!(c.text().contains("combined"), "{}", c.text());
         // The same configuration twice, or different mutants: refused.
         assert!(combine(&[tiny.clone(), tiny.clone()]).is_err());
+        // Reports of two observation levels: refused by name.
+        let mut black_box = small.clone();
+        black_box.observe = pccx_golden::model::Observation::BlackBox;
+        let e = combine(&[tiny.clone(), black_box]).unwrap_err();
+        assert!(
+            e.contains("black-box level") && e.contains("full level"),
+            "{e}"
+        );
         let mut other = small.clone();
         other.mutants[2].id = "a.sv:9:1:operator-swap".into();
         assert!(combine(&[tiny, other])
