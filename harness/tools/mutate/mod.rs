@@ -700,12 +700,18 @@ fn run_child(
             })
         }
     };
+    // Both pipes are drained while the child runs: a verdict longer than a
+    // pipe's buffer (a mismatch listing many retires) would otherwise block
+    // the child in its last write until the hard limit below, a kill
+    // recorded as a time-out (pccx_fifo.sv:43:65 at the retire level did).
+    let stdout_reader = drain(child.stdout.take());
+    let stderr_reader = drain(child.stderr.take());
     // The child keeps its own budget; this is the backstop for a hang
     // outside the watchdog's reach.
     let hard_limit = options.budget + Duration::from_secs(60);
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => break,
+            Ok(Some(status)) => break status,
             Ok(None) if begin.elapsed() > hard_limit => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -715,30 +721,28 @@ fn run_child(
                 });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break,
-        }
-    }
-    let out = match child.wait_with_output() {
-        Ok(o) => o,
-        Err(e) => {
-            return Some(Verdict::NotCompiling {
-                stage: "run".into(),
-                message: e.to_string(),
-            })
+            Err(e) => {
+                return Some(Verdict::NotCompiling {
+                    stage: "run".into(),
+                    message: e.to_string(),
+                })
+            }
         }
     };
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out_stdout = stdout_reader.join().unwrap_or_default();
+    let out_stderr = stderr_reader.join().unwrap_or_default();
+    let stdout = String::from_utf8_lossy(&out_stdout);
     if let Some(v) = stdout.lines().rev().find_map(parse_verdict) {
         return Some(v);
     }
     {
         use std::os::unix::process::ExitStatusExt;
         // SIGINT, SIGKILL, SIGTERM: sent from outside, not by the mutant.
-        if matches!(out.status.signal(), Some(2 | 9 | 15)) {
+        if matches!(status.signal(), Some(2 | 9 | 15)) {
             return None;
         }
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out_stderr);
     let why = stderr
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -750,9 +754,20 @@ fn run_child(
         programs: 1,
         instructions: 0,
         seconds: begin.elapsed().as_secs_f64(),
-        by: format!("simulation abort ({}: {why})", out.status),
+        by: format!("simulation abort ({status}: {why})"),
         mismatch: None,
         assertion: None,
+    })
+}
+
+/// Reads a child's pipe to its end on a thread of its own.
+fn drain<R: std::io::Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
     })
 }
 
@@ -788,6 +803,46 @@ impl MutantRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verdict_longer_than_a_pipe_s_buffer_is_read_not_timed_out() {
+        // A stand-in for `mutate-run` that prints a 200 kB verdict: with
+        // the pipes read only after the child's exit it blocked in that
+        // write until the hard limit, and the kill became a time-out.
+        let dir = std::env::temp_dir().join(format!("pccx-long-verdict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("mutate-run.sh");
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\nprintf '{\"verdict\":\"killed\",\"seed\":3,\"programs\":1,\
+             \"instructions\":9,\"seconds\":0.5,\"by\":\"%s\"}\\n' \
+             \"$(head -c 200000 /dev/zero | tr '\\0' x)\"\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let options = MutateOptions {
+            config: crate::config::by_name("tiny").unwrap(),
+            seeds: 1,
+            first_seed: 3,
+            steered: 0,
+            instrs: 9,
+            budget: Duration::from_secs(1),
+            work_dir: dir.clone(),
+            root: dir.clone(),
+            observe: Observation::Full,
+        };
+        let begin = Instant::now();
+        let verdict = run_child(&options, &dir.join("none.so"), &exe, None).unwrap();
+        match verdict {
+            Verdict::Killed { seed, by, .. } => {
+                assert_eq!(seed, 3);
+                assert_eq!(by.len(), 200_000);
+            }
+            other => panic!("{other:?} after {:?}", begin.elapsed()),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_diff_gives_the_new_lines_of_each_hunk() {
