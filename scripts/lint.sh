@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Verilator lint of hw/rtl with -Wall, for every configuration in hw/configs.
-# The flags and the sources are hw/verilator.f's, as for the model build;
-# this adds --lint-only and each configuration's parameters.
+# Verilator lint of hw/rtl with -Wall, for every configuration in hw/configs,
+# and of the other DUTs of the tree (hw/wrap, hw/approx: each Verilator file
+# a manifest of theirs names). The flags and the sources are each Verilator
+# file's, as for the model build; this adds --lint-only and each
+# configuration's parameters.
 # Waivers live in the RTL, each next to the reason for it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +16,9 @@ for cfg in "$top"/hw/configs/*.cfg; do
     [ -n "$key" ] && params+=("-G$key=$value")
   done < <(grep -v '^\s*#' "$cfg" | sed '/^\s*$/d')
   echo "lint: $(basename "$cfg" .cfg) ${params[*]}"
-  verilator --lint-only -F "$top/hw/verilator.f" "${params[@]}"
+  for f in hw/verilator.f hw/wrap/verilator.f hw/wrap/verilator-slow.f \
+    hw/approx/verilator.f hw/approx/verilator-bug.f; do
+    verilator --lint-only -F "$top/$f" "${params[@]}"
+  done
 done
 echo "lint: clean"

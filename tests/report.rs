@@ -548,6 +548,44 @@ fn the_page_names_the_observation_level_and_what_it_cannot_check() {
         summary.contains("l2-writes") && summary.contains("retire-err"),
         "{summary}"
     );
+    assert!(
+        summary.contains("the repository's own RTL (hw/dut.json)"),
+        "{summary}"
+    );
     let failures = text_of(&dom, "#failures");
     assert!(failures.contains("final-l2"), "{failures}");
+}
+
+/// A run on another DUT names it on its page, with its level.
+#[test]
+fn the_page_names_another_dut_and_its_level() {
+    let dir = scratch("other-dut");
+    let page = dir.join("page.html");
+    fault_campaign(
+        &dir.join("run"),
+        1,
+        "host-data",
+        &[
+            &QUICK[..],
+            &[
+                "--dut-manifest",
+                "hw/wrap/dut.json",
+                "--observe",
+                "black-box",
+                "--report",
+                s(&page),
+            ],
+        ]
+        .concat(),
+    );
+    let dom = browser::dom(&page);
+    let summary = text_of(&dom, "#summary");
+    assert!(
+        summary.contains("the DUT of hw/wrap/dut.json (docs/dut-contract.md)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("black-box (docs/dut-contract.md)"),
+        "{summary}"
+    );
 }

@@ -472,11 +472,44 @@ pub trait NpuModel {
         Observation::Full
     }
 
+    /// Where the model's CVO is approximate by design, the error it
+    /// declares per function (docs/dut-contract.md, "Numerics profiles"):
+    /// the scoreboard accepts a result within it and hands the value to the
+    /// reference. `None`, every model of this repository: exact.
+    fn numerics(&self) -> Option<&crate::numerics::profile::NumericsProfile> {
+        None
+    }
+
+    /// Where the model's timing is another design's, not the one the golden
+    /// timing model describes (docs/dut-contract.md, "Timing"): the
+    /// per-instruction check keeps only the ordering rules, and the program
+    /// as a whole must end within its budget. `None`, every model of this
+    /// repository: exact timing.
+    fn cycle_budget(&self) -> Option<CycleBudget> {
+        None
+    }
+
     /// Issues one instruction: low word to 0x00, then high word to 0x04.
     fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         let lo = self.reg_write(reg::INSTR_LO, word as u32)?;
         let hi = self.reg_write(reg::INSTR_HI, (word >> 32) as u32)?;
         Ok((lo, hi))
+    }
+}
+
+/// A program's cycle budget against the golden timing model's prediction
+/// ([`NpuModel::cycle_budget`]): at most `reference * (100 + tolerance_pct)
+/// / 100 + slack_cycles` cycles from reset to the end of the drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CycleBudget {
+    pub tolerance_pct: u32,
+    pub slack_cycles: u64,
+}
+
+impl CycleBudget {
+    /// The budget of a program the reference predicts `reference` cycles for.
+    pub fn of(self, reference: u64) -> u64 {
+        reference.saturating_mul(100 + u64::from(self.tolerance_pct)) / 100 + self.slack_cycles
     }
 }
 

@@ -1,5 +1,6 @@
 //! The campaign (`pccx-cosim --seed N ...`, no subcommand): its flags, parsed into the session's request.
 
+use crate::env::numerics::NumericsMode;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +59,19 @@ pub(super) struct RunArgs {
     /// end), `retire` (plus each retire and its cycle) or `full`.
     #[arg(long, value_name = "LEVEL", default_value = "full", value_parser = observation_values())]
     observe: Observation,
+    /// Verify another DUT than the repository's own RTL: the manifest that
+    /// declares it (docs/dut-contract.md), relative to the repository this
+    /// binary was built from, e.g. `hw/wrap/dut.json`. It is built on
+    /// demand (once, into the build cache); `--observe` must be at most
+    /// the level it declares.
+    #[arg(long, value_name = "FILE")]
+    dut_manifest: Option<String>,
+    /// `declared`: the numerics profile the DUT's manifest names applies
+    /// (results of approximate CVO functions accepted within their bound
+    /// and handed to the reference); `exact`: none does, every result must
+    /// match bit for bit (docs/dut-contract.md, "Numerics profiles").
+    #[arg(long, value_enum, default_value_t = NumericsMode::Declared)]
+    numerics: NumericsMode,
     /// The campaign's directory: the repro file, shrunk program and
     /// waveform of each failing seed (default `out`), and, when given,
     /// `campaign.json` and `results.jsonl`, one record per finished seed,
@@ -157,6 +171,8 @@ fn request(args: &RunArgs) -> CampaignRequest {
         initial_state: args.initial_state,
         steer: args.steer,
         observe: args.observe,
+        dut_manifest: args.dut_manifest.clone(),
+        numerics: args.numerics,
     };
     CampaignRequest {
         identity,

@@ -90,5 +90,13 @@ macro_rules! forward_to_inner {
         fn observation(&self) -> pccx_golden::model::Observation {
             self.inner.observation()
         }
+
+        fn numerics(&self) -> Option<&pccx_golden::numerics::profile::NumericsProfile> {
+            self.inner.numerics()
+        }
+
+        fn cycle_budget(&self) -> Option<pccx_golden::model::CycleBudget> {
+            self.inner.cycle_budget()
+        }
     };
 }

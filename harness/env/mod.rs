@@ -7,4 +7,5 @@ mod delegate;
 
 pub mod faults;
 pub mod models;
+pub mod numerics;
 pub mod observed;

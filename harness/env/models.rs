@@ -104,6 +104,12 @@ pub struct Setup {
     /// The level the DUT is seen at (`--observe`, docs/dut-contract.md):
     /// below its own, it is opened inside [`Observed`].
     pub observe: Observation,
+    /// The manifest of the DUT when it is not the repository's own RTL
+    /// (`--dut-manifest`, relative to the sources this binary was built
+    /// from): built on demand and opened in its place.
+    pub dut_manifest: Option<String>,
+    /// Whether the DUT's declared numerics profile applies (`--numerics`).
+    pub numerics: crate::env::numerics::NumericsMode,
 }
 
 impl Setup {
@@ -117,12 +123,24 @@ impl Setup {
             host_timing: HostIo::default_for(dut),
             rtl_coverage: false,
             observe: Observation::Full,
+            dut_manifest: None,
+            numerics: Default::default(),
         }
     }
 
     /// A fresh reference for this setup's configuration.
     pub fn open_reference(&self) -> Box<dyn NpuModel> {
         open_reference(&self.config)
+    }
+
+    /// For a DUT of another manifest (`dut_manifest`): the line that names
+    /// it and the level it is seen at, once `observe` is checked to be at
+    /// most the level it declares.
+    pub fn other_dut(&self) -> Result<Option<String>, String> {
+        match &self.dut_manifest {
+            None => Ok(None),
+            Some(path) => rtl_side::describe(path, self.observe).map(Some),
+        }
     }
 
     /// A fresh DUT as this setup describes it.
@@ -152,7 +170,13 @@ impl Setup {
                     .host_timing
                     .as_ref()
                     .map_or(IDEAL_HOST_LATENCY, |io| io.latency);
-                rtl_side::open(&self.config, latency, self.rtl_coverage)?
+                rtl_side::open(
+                    &self.config,
+                    latency,
+                    self.rtl_coverage,
+                    self.dut_manifest.as_deref(),
+                    self.numerics,
+                )?
             }
         };
         let dut = match self.fault {
@@ -192,6 +216,29 @@ pub fn no_rtl_error(what: &str) -> String {
 
 #[cfg(feature = "rtl")]
 mod rtl_side {
+    /// `Setup::other_dut` of the manifest `path`.
+    pub fn describe(
+        path: &str,
+        observe: pccx_golden::model::Observation,
+    ) -> Result<String, String> {
+        use pccx_golden::model::Observation;
+        let manifest =
+            crate::rtl::dut::Manifest::read(&crate::rtl::dynamic::source_root().join(path))?;
+        let offered = Observation::by_name(manifest.level.name())
+            .expect("the manifest's levels are the observation levels");
+        if observe > offered {
+            return Err(format!(
+                "{path} declares the {} level; the campaign asks for {observe} (--observe {} to \
+                 see this DUT as it offers itself)",
+                manifest.level, manifest.level
+            ));
+        }
+        Ok(format!(
+            "DUT: {} ({path}), seen at the {observe} level",
+            manifest.name
+        ))
+    }
+
     use crate::config::HwConfig;
     use crate::rtl::{HostTiming, RtlModel};
     use pccx_golden::model::NpuModel;
@@ -200,11 +247,25 @@ mod rtl_side {
         config: &HwConfig,
         latency: u32,
         coverage: bool,
+        manifest: Option<&str>,
+        numerics: crate::env::numerics::NumericsMode,
     ) -> Result<Box<dyn NpuModel>, String> {
         let timing = HostTiming {
             latency,
             ..HostTiming::default()
         };
+        if let Some(manifest) = manifest {
+            if coverage {
+                return Err(
+                    "--rtl-coverage measures the linked RTL, not a --dut-manifest DUT".into(),
+                );
+            }
+            let mut model = RtlModel::open_manifest(manifest, *config, timing)?;
+            if numerics.is_declared() {
+                model.set_numerics(crate::env::numerics::declared_by(manifest)?);
+            }
+            return Ok(Box::new(model));
+        }
         Ok(Box::new(if coverage {
             RtlModel::open_coverage(*config, timing)?
         } else {
@@ -219,10 +280,20 @@ mod rtl_side {
 
 #[cfg(not(feature = "rtl"))]
 mod rtl_side {
+    pub fn describe(_: &str, _: pccx_golden::model::Observation) -> Result<String, String> {
+        Err(super::no_rtl_error("a --dut-manifest DUT"))
+    }
+
     use crate::config::HwConfig;
     use pccx_golden::model::NpuModel;
 
-    pub fn open(_: &HwConfig, _: u32, _: bool) -> Result<Box<dyn NpuModel>, String> {
+    pub fn open(
+        _: &HwConfig,
+        _: u32,
+        _: bool,
+        _: Option<&str>,
+        _: crate::env::numerics::NumericsMode,
+    ) -> Result<Box<dyn NpuModel>, String> {
         Err(super::no_rtl_error("the `rtl` DUT") + ", or pass --dut golden")
     }
 

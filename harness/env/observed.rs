@@ -48,6 +48,14 @@ where
         self.level.min(self.inner.observation())
     }
 
+    fn numerics(&self) -> Option<&pccx_golden::numerics::profile::NumericsProfile> {
+        self.inner.numerics()
+    }
+
+    fn cycle_budget(&self) -> Option<pccx_golden::model::CycleBudget> {
+        self.inner.cycle_budget()
+    }
+
     fn reset(&mut self) -> Result<(), ModelError> {
         self.inner.reset()
     }

@@ -9,6 +9,7 @@
 use super::campaign::Shard;
 use crate::env::faults::Fault;
 use crate::env::models::DutKind;
+use crate::env::numerics::NumericsMode;
 use crate::scoreboard::TimingMode;
 use pccx_golden::model::Observation;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -115,6 +116,12 @@ pub struct RunIdentity {
     /// headers written before the levels existed saw everything.
     #[serde(default = "full_observation")]
     pub observe: Observation,
+    /// `--dut-manifest`: the DUT when it is not the repository's own RTL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dut_manifest: Option<String>,
+    /// `--numerics`: whether the DUT's declared numerics profile applies.
+    #[serde(default, skip_serializing_if = "NumericsMode::is_declared")]
+    pub numerics: NumericsMode,
 }
 
 fn full_observation() -> Observation {
@@ -169,6 +176,12 @@ impl RunIdentity {
         }
         if self.observe != Observation::Full {
             flag("observe", Some(self.observe.name()));
+        }
+        if let Some(m) = &self.dut_manifest {
+            flag("dut-manifest", Some(m));
+        }
+        if !self.numerics.is_declared() {
+            flag("numerics", Some("exact"));
         }
         f
     }
@@ -522,6 +535,8 @@ mod tests {
             initial_state: InitialState::Random,
             steer: false,
             observe: Observation::Full,
+            dut_manifest: None,
+            numerics: Default::default(),
         }
     }
 

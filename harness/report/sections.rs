@@ -143,6 +143,19 @@ fn campaign_summary(c: &CampaignPart) -> String {
         if let Some(fault) = &id.inject_fault {
             rows.push(row("injected fault", esc(fault.name())));
         }
+        rows.push(row(
+            "DUT",
+            match &id.dut_manifest {
+                Some(m) => format!("the DUT of {} (docs/dut-contract.md)", esc(m)),
+                None => "the repository's own RTL (hw/dut.json)".into(),
+            },
+        ));
+        if !id.numerics.is_declared() {
+            rows.push(row(
+                "numerics",
+                "exact (the DUT's numerics profile ignored)".into(),
+            ));
+        }
         let unmade: Vec<&str> = crate::scoreboard::out_of_reach(id.observe)
             .into_iter()
             .map(|k| k.name())

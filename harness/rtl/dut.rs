@@ -39,6 +39,120 @@ pub struct Manifest {
     pub configs: PathBuf,
     /// The port behind each role (`ROLES`), by the role's name.
     pub ports: BTreeMap<String, String>,
+    /// L2's storage in the Verilated model, by the name Verilator gives it
+    /// (`<top>__DOT__<instance>__DOT__<array>`): left out of the random
+    /// power-up state (a RAM keeps its words through a reset, and the
+    /// harness loads them), and the L2 back door when `back_door` is given.
+    pub l2_array: String,
+    /// The back door into the design's state, by Verilated names: what the
+    /// `full` level reads besides L2 (and L2 itself, by `l2_array`).
+    #[serde(default)]
+    pub back_door: Option<BackDoor>,
+    /// The shape of the DUT's ports; every field has today's `pccx_top`
+    /// as its default.
+    #[serde(default)]
+    pub interface: Interface,
+    /// The numerics profile (relative to the manifest's folder): where the
+    /// DUT's CVO is approximate by design, the error it may make per
+    /// function (docs/dut-contract.md, "Numerics profiles"). None: exact.
+    #[serde(default)]
+    pub numerics: Option<PathBuf>,
+    /// How the DUT's timing is judged against the golden timing model.
+    #[serde(default)]
+    pub timing: DutTiming,
+}
+
+/// How the DUT's timing is judged (docs/dut-contract.md, "Timing").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, tag = "rule")]
+pub enum DutTiming {
+    /// Every cycle as the golden timing model predicts (our RTL, whose
+    /// timing the model describes).
+    #[default]
+    Exact,
+    /// Another design's timing: per instruction only the ordering rules
+    /// (from the `retire` level), and per program a cycle budget: the
+    /// DUT's cycles up to the end of its drain at most
+    /// `(100 + tolerance_pct) %` of the golden model's prediction, plus
+    /// `slack_cycles` (a fixed cost per program, such as a drain by
+    /// polling).
+    Budget {
+        tolerance_pct: u32,
+        #[serde(default)]
+        slack_cycles: u64,
+    },
+}
+
+/// The Verilated names of the state the back door reads.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackDoor {
+    /// The fmap shape table, 64 entries `{a, b, c}` of 48 bits.
+    pub fmap_table: String,
+    /// The weight shape table, likewise.
+    pub weight_table: String,
+    /// The e_max register, 16 bits.
+    pub e_max: String,
+}
+
+/// How the harness's canonical operations (docs/dut-contract.md,
+/// "Adapters") reach the DUT's ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interface {
+    #[serde(default)]
+    pub command: Command,
+    #[serde(default)]
+    pub status: Status,
+    #[serde(default)]
+    pub clocks: Clocks,
+}
+
+/// The command port: how an instruction word reaches the NPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Command {
+    /// A 32-bit AXI-Lite: the low word to 0x00, the high word to 0x04,
+    /// which latches the instruction (CONTRACT section 10).
+    #[default]
+    Axil32TwoWrites,
+    /// A 64-bit AXI-Lite: the whole word to 0x000, then any write to 0x008
+    /// (the kick) sends it; clear-ERR at 0x010.
+    Axil64PushKick,
+}
+
+/// How status is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Registers: status at 0x08, the retired count at 0x0C.
+    #[default]
+    Register,
+    /// A FIFO of status changes read at 0x010: bit 63 an entry was there,
+    /// 62:32 the retired count, 31:0 the status bits.
+    Fifo,
+}
+
+/// The clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clocks {
+    /// One clock (`clk`) for everything.
+    #[default]
+    One,
+    /// A core clock (`clk`) and an AXI-Lite clock (`axi_clk`) at half its
+    /// rate, rising with every second core edge.
+    CoreAndHalfRateAxi,
+}
+
+impl Command {
+    /// The AXI-Lite data width.
+    pub fn data_bits(self) -> u32 {
+        match self {
+            Command::Axil32TwoWrites => 32,
+            Command::Axil64PushKick => 64,
+        }
+    }
 }
 
 /// An observation level, by its name in `LEVELS`.
@@ -119,7 +233,20 @@ const FULL: usize = 2;
 /// (6 retire slots, 4 observed L2 write ports, 2 weight streams, 5
 /// engines, 17-bit word addresses).
 pub const ROLES: &[Role] = &[
-    role("clk", Dir::In, 1, BLACK_BOX, "the clock"),
+    role(
+        "clk",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "the clock (the core clock of two)",
+    ),
+    role(
+        "axi_clk",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "the AXI-Lite clock (`interface.clocks` core-and-half-rate-axi only)",
+    ),
     role("rst_n", Dir::In, 1, BLACK_BOX, "the reset, active low"),
     role(
         "awvalid",
@@ -482,12 +609,38 @@ impl Manifest {
                 missing.name, m.level, missing.what
             ));
         }
+        if let Some(extra) = m.ports.keys().find(|k| !m.needed().any(|r| r.name == *k)) {
+            return Err(format!(
+                "{file}: field `ports.{extra}`: the `{}` level with this `interface` has no \
+                 use for it (a port the harness would not drive is a port nobody checks)",
+                m.level
+            ));
+        }
+        if m.level.0 == FULL && m.back_door.is_none() {
+            return Err(format!(
+                "{file}: field `back_door` is missing: the `full` level reads the shape \
+                 tables and e_max by it"
+            ));
+        }
         Ok(m)
     }
 
-    /// The roles the manifest's level needs.
-    pub fn needed(&self) -> impl Iterator<Item = &'static Role> + '_ {
-        ROLES.iter().filter(|r| r.level <= self.level.0)
+    /// The roles the manifest's level and interface need, each at the
+    /// width this interface gives it.
+    pub fn needed(&self) -> impl Iterator<Item = Role> + '_ {
+        let data = self.interface.command.data_bits();
+        ROLES
+            .iter()
+            .filter(|r| r.level <= self.level.0)
+            .filter(|r| r.name != "axi_clk" || self.interface.clocks == Clocks::CoreAndHalfRateAxi)
+            .map(move |r| match r.name {
+                "wdata" | "rdata" => Role { bits: data, ..*r },
+                "wstrb" => Role {
+                    bits: data / 8,
+                    ..*r
+                },
+                _ => *r,
+            })
     }
 
     /// Checks every needed role's port against the ports of the Verilated
@@ -529,12 +682,39 @@ impl Manifest {
         Ok(())
     }
 
-    /// The C++ defines that name each needed role's port for the shim:
-    /// `PCCX_PORT_<role>` = the port.
-    pub fn port_defines(&self) -> Vec<(String, String)> {
-        self.needed()
+    /// The C++ defines the shim is compiled with: `PCCX_PORT_<role>` = the
+    /// port for each needed role, the level (`PCCX_LEVEL`, 0 black box to
+    /// 2 full), L2's array (`PCCX_L2_MEM`), the back door's names
+    /// (`PCCX_BD_*`, when there is one) and the interface's shape.
+    pub fn shim_defines(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .needed()
             .map(|r| (format!("PCCX_PORT_{}", r.name), self.ports[r.name].clone()))
-            .collect()
+            .collect();
+        let flag = |b: bool| String::from(if b { "1" } else { "0" });
+        let i = self.interface;
+        out.extend([
+            ("PCCX_LEVEL".into(), self.level.0.to_string()),
+            ("PCCX_L2_MEM".into(), self.l2_array.clone()),
+            ("PCCX_AXIL_BITS".into(), i.command.data_bits().to_string()),
+            (
+                "PCCX_PUSH_KICK".into(),
+                flag(i.command == Command::Axil64PushKick),
+            ),
+            ("PCCX_STATUS_FIFO".into(), flag(i.status == Status::Fifo)),
+            (
+                "PCCX_TWO_CLOCKS".into(),
+                flag(i.clocks == Clocks::CoreAndHalfRateAxi),
+            ),
+        ]);
+        if let Some(bd) = &self.back_door {
+            out.extend([
+                ("PCCX_BD_FMAP".into(), bd.fmap_table.clone()),
+                ("PCCX_BD_WEIGHT".into(), bd.weight_table.clone()),
+                ("PCCX_BD_EMAX".into(), bd.e_max.clone()),
+            ]);
+        }
+        out
     }
 
     /// Checks that `verilator_file` (read from `text`) selects this
@@ -690,6 +870,83 @@ mod tests {
             .collect()
     }
 
+    /// `text` with only the roles a black box needs in `ports`.
+    fn only_black_box_roles(text: &str) -> String {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let ports = v["ports"].as_object_mut().unwrap();
+        ports.retain(|k, _| ROLES.iter().any(|r| r.name == k && r.level == BLACK_BOX));
+        v.to_string()
+    }
+
+    #[test]
+    fn a_push_and_kick_interface_needs_a_64_bit_axi_lite_and_two_clocks_a_second_clock() {
+        let mut v: serde_json::Value = serde_json::from_str(&only_black_box_roles(
+            &default_text().replace("\"level\": \"full\"", "\"level\": \"black-box\""),
+        ))
+        .unwrap();
+        v["interface"] = serde_json::json!({
+            "command": "axil64-push-kick", "status": "fifo", "clocks": "core-and-half-rate-axi"
+        });
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `ports.axi_clk` is missing: the `black-box` level needs it"),
+            "{e}"
+        );
+        v["ports"]["axi_clk"] = "aclk".into();
+        let m = parse(&v.to_string()).unwrap();
+        let header = header_of(&m);
+        assert!(header.contains("(&s_wdata,63,0") && header.contains("(&s_wstrb,7,0"));
+        assert!(check(&m, &header).is_ok());
+        let e = check(&m, &header.replace("(&s_rdata,63,0", "(&s_rdata,31,0")).unwrap_err();
+        assert!(
+            e.contains("field `ports.rdata` names `s_rdata`, an output of 32 bits")
+                && e.contains("needs an output of 64 bits"),
+            "{e}"
+        );
+        let defines = m.shim_defines();
+        for d in [
+            ("PCCX_PUSH_KICK", "1"),
+            ("PCCX_STATUS_FIFO", "1"),
+            ("PCCX_TWO_CLOCKS", "1"),
+        ] {
+            assert!(defines.contains(&(d.0.into(), d.1.into())), "{d:?}");
+        }
+        v["interface"]["command"] = "axil64-push".into();
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `interface.command`: unknown variant `axil64-push`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_timing_rule_and_a_numerics_profile_are_read_with_their_fields() {
+        let m = parse(&default_text()).unwrap();
+        assert_eq!(m.timing, DutTiming::Exact);
+        assert!(m.numerics.is_none());
+        let mut v: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        v["timing"] = serde_json::json!({"rule": "budget", "tolerance_pct": 25});
+        v["numerics"] = "numerics.json".into();
+        let m = parse(&v.to_string()).unwrap();
+        assert_eq!(
+            m.timing,
+            DutTiming::Budget {
+                tolerance_pct: 25,
+                slack_cycles: 0
+            }
+        );
+        assert_eq!(m.numerics.as_deref(), Some(Path::new("numerics.json")));
+        v["timing"] = serde_json::json!({"rule": "loose"});
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `timing.rule`") && e.contains("unknown variant `loose`"),
+            "{e}"
+        );
+        v["timing"] = serde_json::json!({"rule": "budget"});
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(e.contains("missing field `tolerance_pct`"), "{e}");
+    }
+
     fn check(m: &Manifest, header: &str) -> Result<(), String> {
         m.check_ports(
             Path::new("x/dut.json"),
@@ -710,10 +967,14 @@ mod tests {
         let m = parse(&default_text()).unwrap();
         assert_eq!(m.level.name(), "full");
         assert_eq!(m.top, "pccx_top");
-        assert_eq!(m.needed().count(), ROLES.len());
+        // Every role but the second clock.
+        assert_eq!(m.needed().count(), ROLES.len() - 1);
         assert!(check(&m, &header_of(&m)).is_ok());
-        let defines = m.port_defines();
+        let defines = m.shim_defines();
         assert!(defines.contains(&("PCCX_PORT_awvalid".into(), "s_awvalid".into())));
+        assert!(defines.contains(&("PCCX_LEVEL".into(), "2".into())));
+        assert!(defines.contains(&("PCCX_AXIL_BITS".into(), "32".into())));
+        assert!(defines.iter().any(|(d, _)| d == "PCCX_BD_EMAX"));
     }
 
     #[test]
@@ -772,10 +1033,24 @@ mod tests {
             e.contains("field `ports.ret_seq` is missing: the `full` level needs it"),
             "{e}"
         );
-        // A black box needs no retire tap.
+        // A black box needs no retire tap, and names no port it does not
+        // use.
         let black_box = text.replace("\"level\": \"full\"", "\"level\": \"black-box\"");
-        let m = parse(&black_box).unwrap();
+        let e = parse(&black_box).unwrap_err();
+        assert!(
+            e.contains(
+                "field `ports.acp_req_seq`: the `black-box` level with this `interface` has no \
+                 use for it"
+            ),
+            "{e}"
+        );
+        let m = parse(&only_black_box_roles(&black_box)).unwrap();
         assert!(m.needed().all(|r| !r.name.starts_with("ret_")));
+        // The full level needs the back door.
+        let mut v: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        v.as_object_mut().unwrap().remove("back_door");
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(e.contains("field `back_door` is missing"), "{e}");
         let e = parse(&default_text().replace("\"rst_n\": \"rst_n\"", "\"reset\": \"rst_n\""))
             .unwrap_err();
         assert!(e.contains("field `ports.reset`: no such role"), "{e}");

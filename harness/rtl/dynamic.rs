@@ -48,8 +48,6 @@ const RUNTIME_OPT: &str = "-O2";
 pub struct Toolchain {
     verilator: Verilator,
     include: PathBuf,
-    /// L2's array in the Verilated root (pccx_rand_reset.h).
-    l2_name: String,
     cxx: String,
     /// What `<cxx> --version` printed.
     cxx_version: String,
@@ -89,8 +87,6 @@ impl Toolchain {
                  run `bash scripts/setup.sh`, or set {var}"
             )
         };
-        let l2_name = verilator::l2_array_name(&source_root().join("harness/rtl/shim"))
-            .map_err(|e| format!("{purpose}: {e}"))?;
         let include = verilator.include.clone();
         let cxx = verilator::model_compiler(default_cxx).map_err(|e| format!("{purpose}: {e}"))?;
         let cxx_version = Command::new(&cxx)
@@ -100,7 +96,6 @@ impl Toolchain {
         Ok(Toolchain {
             verilator,
             include,
-            l2_name,
             cxx,
             cxx_version: String::from_utf8_lossy(&cxx_version.stdout)
                 .trim()
@@ -124,9 +119,11 @@ impl Toolchain {
     }
 
     /// The flags of every compile and link: position-independent code for a
-    /// shared object, no tracing and no coverage (the shim then answers a
-    /// waveform request with "no tracing").
-    fn flags(&self, opt: &str) -> Vec<String> {
+    /// shared object, no coverage, and FST tracing only when `trace` (a DUT
+    /// of another manifest, whose failures need their waveform; without it
+    /// the shim answers a waveform request with "no tracing").
+    fn flags_for(&self, opt: &str, trace: bool) -> Vec<String> {
+        let trace = if trace { "1" } else { "0" };
         let mut flags: Vec<String> = vec![
             "-std=c++17".into(),
             opt.into(),
@@ -137,8 +134,8 @@ impl Toolchain {
             format!("-I{}", self.include.join("vltstd").display()),
             "-DVM_COVERAGE=0".into(),
             "-DVM_SC=0".into(),
-            "-DVM_TRACE=0".into(),
-            "-DVM_TRACE_FST=0".into(),
+            format!("-DVM_TRACE={trace}"),
+            format!("-DVM_TRACE_FST={trace}"),
             "-DVM_TRACE_VCD=0".into(),
         ];
         flags.extend(self.cxxflags.iter().cloned());
@@ -147,9 +144,17 @@ impl Toolchain {
 
     /// What a key must hold of this toolchain for a build at `opt`.
     pub fn identity(&self, opt: &str) -> Vec<(&'static str, String)> {
+        self.identity_for(opt, false)
+    }
+
+    /// The key inputs of a build at `opt`, with or without tracing.
+    pub fn identity_for(&self, opt: &str, trace: bool) -> Vec<(&'static str, String)> {
         vec![
             ("verilator", self.verilator.identity.clone()),
-            ("c++", format!("{} {}", self.cxx, self.flags(opt).join(" "))),
+            (
+                "c++",
+                format!("{} {}", self.cxx, self.flags_for(opt, trace).join(" ")),
+            ),
             ("c++ --version", self.cxx_version.clone()),
             ("target", env!("PCCX_TARGET").to_string()),
         ]
@@ -206,23 +211,33 @@ impl Toolchain {
     /// The Verilator runtime's objects for shared objects, from the cache
     /// `cache` (compiled there once per toolchain).
     pub fn runtime_objects(&self, cache: &Path) -> Result<Vec<PathBuf>, String> {
+        self.runtime_objects_for(cache, false)
+    }
+
+    /// [`Toolchain::runtime_objects`] with or without tracing.
+    pub fn runtime_objects_for(&self, cache: &Path, trace: bool) -> Result<Vec<PathBuf>, String> {
         let mut key = Key::new(RECIPE);
-        key.add("product", b"verilator runtime objects (PIC, no tracing)");
-        for (label, value) in self.identity(RUNTIME_OPT) {
+        if trace {
+            key.add("product", b"verilator runtime objects (PIC, FST tracing)");
+        } else {
+            key.add("product", b"verilator runtime objects (PIC, no tracing)");
+        }
+        for (label, value) in self.identity_for(RUNTIME_OPT, trace) {
             key.add(label, value.as_bytes());
         }
         let object = |dir: &Path, f: &str| dir.join(f.replace(".cpp", ".o"));
-        let (dir, _) = recipe::get_or_build(cache, "vlrt-so", &key, |dir| {
+        let name = if trace { "vlrt-so-fst" } else { "vlrt-so" };
+        let (dir, _) = recipe::get_or_build(cache, name, &key, |dir| {
             let units: Vec<(PathBuf, PathBuf)> = self
-                .runtime_files()
+                .runtime_files_for(trace)
                 .iter()
                 .map(|f| (self.include.join(f), object(dir, f)))
                 .collect();
-            self.compile(jobs(), &self.flags(RUNTIME_OPT), &units)
+            self.compile(jobs(), &self.flags_for(RUNTIME_OPT, trace), &units)
                 .map_err(|e| format!("compiling the Verilator runtime: {e}"))
         })?;
         Ok(self
-            .runtime_files()
+            .runtime_files_for(trace)
             .iter()
             .map(|f| object(&dir, f))
             .collect())
@@ -230,8 +245,8 @@ impl Toolchain {
 
     /// The runtime files every shared object links (without tracing or
     /// coverage: the run-time builds have neither).
-    fn runtime_files(&self) -> Vec<&'static str> {
-        self.verilator.runtime_files(false, false)
+    fn runtime_files_for(&self, trace: bool) -> Vec<&'static str> {
+        self.verilator.runtime_files(trace, false)
     }
 
     /// Verilates and compiles `model` into `dir/pccx_model_<name>.so`, with
@@ -256,6 +271,7 @@ impl Toolchain {
                 .arg("-F")
                 .arg(model.options_file)
                 .arg("--cc")
+                .args(model.trace.then_some("--trace-fst"))
                 .args(model.verilator_args)
                 .args(["--prefix", &prefix])
                 .arg("-Mdir")
@@ -268,8 +284,8 @@ impl Toolchain {
             &self.verilator,
             &mdir,
             &prefix,
-            &self.l2_name,
-            &self.runtime_files(),
+            &model.dut.l2_array,
+            &self.runtime_files_for(model.trace),
         )
         .map_err(|e| ("verilator", e))?;
         let header = mdir.join(format!("{prefix}.h"));
@@ -309,7 +325,7 @@ impl Toolchain {
                 (src, o)
             })
             .collect();
-        let mut flags = self.flags(model.opt);
+        let mut flags = self.flags_for(model.opt, model.trace);
         flags.extend([
             format!("-I{}", mdir.display()),
             format!("-I{}", model.shim_dir.display()),
@@ -330,9 +346,9 @@ impl Toolchain {
         flags.extend(
             model
                 .dut
-                .port_defines()
+                .shim_defines()
                 .into_iter()
-                .map(|(role, port)| format!("-D{role}={port}")),
+                .map(|(name, value)| format!("-D{name}={value}")),
         );
         self.compile(model.jobs, &flags, &units)
             .map_err(|e| ("c++", e))?;
@@ -341,11 +357,11 @@ impl Toolchain {
         // dlopen finds every symbol.
         let libs = self
             .verilator
-            .link_libraries(false, self.cxx_version.contains("clang"))
+            .link_libraries(model.trace, self.cxx_version.contains("clang"))
             .map_err(|e| ("c++", e))?;
         run(
             Command::new(&self.cxx)
-                .args(self.flags(model.opt))
+                .args(self.flags_for(model.opt, model.trace))
                 .arg("-shared")
                 .args(units.iter().map(|(_, o)| o))
                 .args(runtime)
@@ -388,6 +404,8 @@ pub struct SharedModel<'a> {
     /// uses, checked against the Verilated top.
     pub dut: &'a Manifest,
     pub dut_path: &'a Path,
+    /// With FST tracing (`--trace-fst`, the FST writer linked in).
+    pub trace: bool,
 }
 
 /// How many compiles to run at once: the cores this process may use.
@@ -476,19 +494,51 @@ pub struct Built {
 }
 
 /// Builds configurations on demand from the sources under `root` into the
-/// cache `cache`.
+/// cache `cache`: of the repository's own RTL, or of the DUT another
+/// manifest under `root` declares (`--dut-manifest`).
 #[derive(Clone, Debug)]
 pub struct OnDemand {
     root: PathBuf,
     cache: PathBuf,
+    /// The DUT's manifest, relative to `root`.
+    manifest: String,
 }
 
 impl OnDemand {
     pub fn new(root: &Path, cache: &Path) -> OnDemand {
+        OnDemand::for_manifest(root, cache, dut::DEFAULT_MANIFEST)
+    }
+
+    /// Builds the DUT of `manifest` (relative to `root`).
+    pub fn for_manifest(root: &Path, cache: &Path, manifest: &str) -> OnDemand {
         OnDemand {
             root: root.to_path_buf(),
             cache: cache.to_path_buf(),
+            manifest: manifest.to_string(),
         }
+    }
+
+    /// Whether this builder's models trace: a DUT of another manifest has
+    /// no linked build to take its waveform from, so its on-demand one
+    /// does (the repository's test-only configurations do not, for speed).
+    fn traced(&self) -> bool {
+        self.manifest != dut::DEFAULT_MANIFEST
+    }
+
+    /// The model's name (its Verilator prefix, symbols and cache entry):
+    /// the configuration's, after the DUT's own name for any DUT but the
+    /// repository's, so that two DUTs' models never share a symbol.
+    fn model_name(&self, config: &HwConfig) -> Result<String, String> {
+        if self.manifest == dut::DEFAULT_MANIFEST {
+            return Ok(config.name.to_string());
+        }
+        let manifest = Manifest::read(&self.root.join(&self.manifest))?;
+        let dut: String = manifest
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        Ok(format!("{dut}_{}", config.name))
     }
 
     /// The sources this binary was built from and the default cache.
@@ -519,9 +569,17 @@ impl OnDemand {
 
     /// The key of `config`'s shared object.
     fn key(&self, toolchain: &Toolchain, config: &HwConfig) -> Result<Key, String> {
-        let mut inputs = toolchain.identity(ON_DEMAND_OPT);
+        let mut inputs = toolchain.identity_for(ON_DEMAND_OPT, self.traced());
         inputs.push(("verilator args", ON_DEMAND_VERILATOR_ARGS.join(" ")));
-        recipe::model_key(RECIPE, &self.root, config.name, config.rtl_params, &inputs)
+        let name = self.model_name(config)?;
+        recipe::model_key_of(
+            RECIPE,
+            &self.root,
+            &self.manifest,
+            &name,
+            config.rtl_params,
+            &inputs,
+        )
     }
 
     /// The shared object of `config`: from the cache, or built into it now.
@@ -532,15 +590,19 @@ impl OnDemand {
     }
 
     fn build(&self, toolchain: &Toolchain, key: &Key, config: &HwConfig) -> Result<Built, String> {
-        let file = format!("pccx_model_{}.so", config.name);
+        let name = self.model_name(config)?;
+        let file = format!("pccx_model_{name}.so");
         let purpose = OnDemand::purpose(config);
-        let (dir, found) = recipe::get_or_build(&self.cache, config.name, key, |dir| {
-            let runtime = toolchain.runtime_objects(&self.cache)?;
-            let dut_path = self.root.join(dut::DEFAULT_MANIFEST);
+        let (dir, found) = recipe::get_or_build(&self.cache, &name, key, |dir| {
+            let runtime = toolchain.runtime_objects_for(&self.cache, self.traced())?;
+            let dut_path = self.root.join(&self.manifest);
             let manifest = Manifest::read(&dut_path)?;
-            let options_file = self.root.join("hw").join(&manifest.verilator_file);
+            let options_file = dut_path
+                .parent()
+                .unwrap_or(&self.root)
+                .join(&manifest.verilator_file);
             let model = SharedModel {
-                name: config.name,
+                name: &name,
                 config,
                 options_file: &options_file,
                 shim_dir: &self.root.join("harness/rtl/shim"),
@@ -551,6 +613,7 @@ impl OnDemand {
                 defines: &[],
                 dut: &manifest,
                 dut_path: &dut_path,
+                trace: self.traced(),
             };
             toolchain
                 .build_shared_object(&model, dir, &runtime)
@@ -604,11 +667,17 @@ unsafe impl Sync for Loaded {}
 /// build (a lock per cache entry); processes that do are kept apart by the
 /// cache's lock file and atomic install.
 pub fn open_ops(config: &HwConfig) -> Result<&'static SimOps, String> {
+    open_ops_of(dut::DEFAULT_MANIFEST, config)
+}
+
+/// [`open_ops`] of the DUT whose manifest is `manifest` (relative to the
+/// sources this binary was built from).
+pub fn open_ops_of(manifest: &str, config: &HwConfig) -> Result<&'static SimOps, String> {
     type Slot = Arc<Mutex<Option<Loaded>>>;
     static LOADED: Mutex<BTreeMap<String, Slot>> = Mutex::new(BTreeMap::new());
     static TOOLCHAIN: OnceLock<Toolchain> = OnceLock::new();
 
-    let builder = OnDemand::from_env();
+    let builder = OnDemand::for_manifest(&source_root(), &default_cache_dir(), manifest);
     let toolchain = match TOOLCHAIN.get() {
         Some(toolchain) => toolchain,
         None => {
@@ -622,7 +691,7 @@ pub fn open_ops(config: &HwConfig) -> Result<&'static SimOps, String> {
     let slot = LOADED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .entry(format!("{}-{}", config.name, key.hex()))
+        .entry(format!("{}-{}", builder.model_name(config)?, key.hex()))
         .or_default()
         .clone();
     let mut loaded = slot.lock().unwrap_or_else(|e| e.into_inner());
@@ -630,7 +699,7 @@ pub fn open_ops(config: &HwConfig) -> Result<&'static SimOps, String> {
         return Ok(ops);
     }
     let built = builder.build(toolchain, &key, config)?;
-    let ops = load(&built.path, config.name)?;
+    let ops = load(&built.path, &builder.model_name(config)?)?;
     *loaded = Some(Loaded(ops));
     Ok(ops)
 }

@@ -6,6 +6,7 @@
 //! cycle-by-cycle handshakes. Everything the observation ports report is
 //! turned into [`Event`]s tagged with the cycle in which it happened.
 
+mod adapter;
 pub mod coverage;
 pub mod dut;
 pub mod dynamic;
@@ -16,6 +17,8 @@ pub mod recipe;
 pub mod verilator;
 pub mod weight_port;
 
+use pccx_golden::model::CycleBudget;
+use pccx_golden::numerics::profile::NumericsProfile;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
@@ -98,6 +101,18 @@ pub struct RtlModel {
     /// The seed of the design's state before each reset
     /// (SimControls::set_initial_state); `None`: as it is.
     initial_state: Option<u64>,
+    /// What the status FIFO last said (a DUT with one, `adapter`).
+    fifo_status: adapter::FifoStatus,
+    /// Instructions of the harness's own (front-door loads) since reset:
+    /// written and retired, but none of the program's.
+    front_door_retired: u64,
+    /// Cycles the harness's own instructions took since reset (a front-door
+    /// load before the program).
+    front_door_cycles: u64,
+    /// The numerics profile the DUT's manifest declares (`open_manifest`).
+    numerics: Option<NumericsProfile>,
+    /// The cycle budget of a DUT with another design's timing.
+    cycle_budget: Option<CycleBudget>,
 }
 
 /// An FST dump of cycles `from..=to`.
@@ -166,6 +181,40 @@ impl RtlModel {
         RtlModel::open_from(config, ops, timing, Origin::OnDemand)
     }
 
+    /// Opens configuration `config` of the DUT that `manifest` declares
+    /// (relative to the sources this binary was built from), built on
+    /// demand into the build cache (docs/dut-contract.md).
+    ///
+    /// The model declares the manifest's timing rule (`timing`); its
+    /// numerics profile is the opener's to read and set
+    /// ([`RtlModel::set_numerics`]), as `--numerics` says.
+    pub fn open_manifest(
+        manifest: &str,
+        config: HwConfig,
+        timing: HostTiming,
+    ) -> Result<RtlModel, String> {
+        let declared = dut::Manifest::read(&dynamic::source_root().join(manifest))?;
+        let ops = dynamic::open_ops_of(manifest, &config)?;
+        let mut model = RtlModel::open_from(config, ops, timing, Origin::OnDemand)?;
+        model.cycle_budget = match declared.timing {
+            dut::DutTiming::Exact => None,
+            dut::DutTiming::Budget {
+                tolerance_pct,
+                slack_cycles,
+            } => Some(CycleBudget {
+                tolerance_pct,
+                slack_cycles,
+            }),
+        };
+        Ok(model)
+    }
+
+    /// The numerics profile the model declares from now on
+    /// (`NpuModel::numerics`): where its CVO is approximate by design.
+    pub fn set_numerics(&mut self, profile: Option<NumericsProfile>) {
+        self.numerics = profile;
+    }
+
     /// Opens a model from a shim table that is not linked into this binary
     /// (a mutant's shared object, `pccx-cosim mutate`). `config` must give
     /// the parameters it was built with.
@@ -219,6 +268,11 @@ impl RtlModel {
             wait_deadline: None,
             abandon: None,
             initial_state: None,
+            fifo_status: adapter::FifoStatus::default(),
+            front_door_retired: 0,
+            front_door_cycles: 0,
+            numerics: None,
+            cycle_budget: None,
             write_skew: None,
             retire_log: Vec::new(),
             started: HashMap::new(),
@@ -300,6 +354,16 @@ impl RtlModel {
         self.cycle += 1;
     }
 
+    /// The cycle counted from the start of the program: from reset, less
+    /// the cycles of a front-door load before it
+    /// (`adapter::load_l2_front_door`). The reference counts from reset
+    /// with its L2 loaded in none, so every cycle the harness compares or
+    /// reports (events, deadlines, the waveform's window, `cycle_now`) is
+    /// this one; only the host port's own schedule runs on `cycle`.
+    fn program_cycle(&self) -> u64 {
+        self.cycle - self.front_door_cycles
+    }
+
     /// The first failed assertion the shim holds: label, scope, this cycle.
     fn first_assertion(&self) -> AssertionFailure {
         type Text = unsafe extern "C" fn(*mut std::ffi::c_void) -> *const std::ffi::c_char;
@@ -319,7 +383,7 @@ impl RtlModel {
                 .filter(|n| !n.is_empty())
                 .map(String::from)
                 .collect(),
-            cycle: self.cycle,
+            cycle: self.program_cycle(),
         }
     }
 
@@ -341,7 +405,7 @@ impl RtlModel {
 
     fn observe(&mut self) {
         self.check_axil_protocol();
-        let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
+        let (i, o, cycle) = (&self.inputs, &self.outputs, self.program_cycle());
         let mut progress = false;
         if self
             .status_changes
@@ -375,7 +439,9 @@ impl RtlModel {
         for s in 0..weight_port::NUM_STREAMS {
             if i.ws_valid[s] != 0 && o.ws_ready[s] != 0 {
                 let taken = self.weights.taken(s, o.ws_seq[s]);
-                progress |= taken <= self.beat_progress_cap;
+                // Without the `ws_seq` sideband (below full) every beat is
+                // instruction 0's: the cap per instruction cannot apply.
+                progress |= taken <= self.beat_progress_cap || self.ops.level < 2;
             } else if o.ws_ready[s] != 0 {
                 self.weights.starved(s);
             }
@@ -457,6 +523,10 @@ impl RtlModel {
     /// values read back.
     fn check_axil_protocol(&mut self) {
         let (i, o, cycle) = (&self.inputs, &self.outputs, self.cycle);
+        if o.bus_edge == 0 {
+            // No AXI-Lite clock edge: nothing was taken or answered.
+            return;
+        }
         let mut violation = None;
         if o.rvalid != 0 && self.reads_outstanding == 0 {
             violation = Some(format!(
@@ -490,14 +560,9 @@ impl RtlModel {
 
     /// Opens the waveform when its window begins, closes it after its end.
     fn wave_edge(&mut self) {
-        let (origin, config) = (self.origin, self.config);
+        let (origin, config, now) = (self.origin, self.config, self.program_cycle());
         let Some(w) = self.wave.as_mut() else { return };
-        if !w.open
-            && !w.written
-            && w.problem.is_none()
-            && self.cycle >= w.from
-            && self.cycle <= w.to
-        {
+        if !w.open && !w.written && w.problem.is_none() && now >= w.from && now <= w.to {
             let path = std::ffi::CString::new(w.path.to_string_lossy().as_bytes().to_vec());
             let open = self.ops.trace_open.expect("shim trace_open");
             let rc = match &path {
@@ -510,7 +575,7 @@ impl RtlModel {
                 -1 => w.problem = Some(no_tracing(origin, &config)),
                 _ => w.problem = Some(format!("cannot write {}", w.path.display())),
             }
-        } else if w.open && self.cycle > w.to {
+        } else if w.open && now > w.to {
             self.close_wave();
         }
     }
@@ -547,15 +612,17 @@ impl RtlModel {
             }
         }
         if let Some(deadline) = self.wait_deadline {
-            if self.cycle > deadline {
+            if self.program_cycle() > deadline {
                 return Err(ModelError::Watchdog {
                     what: format!(
                         "{what}: still busy at cycle {}, past the deadline the reference \
                          model's own retire cycles give ({} latched, {} retired); an engine \
                          keeps working without finishing",
-                        self.cycle, self.latched, self.retired
+                        self.program_cycle(),
+                        self.latched,
+                        self.retired
                     ),
-                    cycles: self.cycle,
+                    cycles: self.program_cycle(),
                 });
             }
         }
@@ -571,7 +638,8 @@ impl RtlModel {
         Ok(())
     }
 
-    /// Ticks until `done(outputs)` holds in a cycle (that cycle included).
+    /// Ticks until `done(outputs)` holds at an edge of the AXI-Lite clock
+    /// (that cycle included): with one clock, at any edge.
     fn tick_until(
         &mut self,
         what: &str,
@@ -580,11 +648,22 @@ impl RtlModel {
         self.idle_since_progress = 0;
         loop {
             self.tick();
-            if done(&self.outputs) {
+            if self.outputs.bus_edge != 0 && done(&self.outputs) {
                 self.idle_since_progress = 0;
                 return Ok(());
             }
             self.check_watchdog(what)?;
+        }
+    }
+
+    /// Ticks to the next edge of the AXI-Lite clock (the next tick with one
+    /// clock): one cycle of the bus.
+    fn bus_tick(&mut self) {
+        loop {
+            self.tick();
+            if self.outputs.bus_edge != 0 {
+                return;
+            }
         }
     }
 
@@ -595,6 +674,18 @@ impl RtlModel {
         self.tick();
         self.inputs.bd_tbl_we = 0;
         self.inputs.bd_emax_we = 0;
+    }
+
+    /// An error naming `what` if the DUT has no back door.
+    fn need_back_door(&self, what: &str) -> Result<(), ModelError> {
+        if self.has_back_door() {
+            return Ok(());
+        }
+        Err(ModelError::Backdoor(format!(
+            "this DUT (configuration {}) has no back door (its manifest has no `back_door`): \
+             {what} cannot be reached from the harness",
+            self.config.name
+        )))
     }
 
     fn check_l2_range(&self, addr: u32, n: usize) -> Result<(), ModelError> {
@@ -639,13 +730,13 @@ impl RtlModel {
         self.inputs.awvalid = 1;
         self.inputs.wvalid = 1;
         self.inputs.awaddr = reg::INSTR_LO as u16;
-        self.inputs.wdata = lo;
+        self.inputs.wdata = lo.into();
         self.inputs.wstrb = 0xF;
         self.inputs.bready = 1;
         let what = format!("waiting for AXI-Lite to accept the write of {lo:#010x} to 0x0");
         self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?;
         self.inputs.awaddr = reg::INSTR_HI as u16;
-        self.inputs.wdata = hi;
+        self.inputs.wdata = hi.into();
         let what = format!(
             "waiting for AXI-Lite to accept the write of {hi:#010x} to 0x4, issued before the \
              response to 0x0"
@@ -773,19 +864,23 @@ fn axi_resp(bits: u8) -> AxiResp {
     }
 }
 
-/// The linked DUT's level, as hw/dut.json declares it.
-mod linked_dut {
-    include!(concat!(env!("OUT_DIR"), "/dut.rs"));
-}
-
 impl NpuModel for RtlModel {
     fn name(&self) -> &str {
         "rtl"
     }
 
+    fn numerics(&self) -> Option<&NumericsProfile> {
+        self.numerics.as_ref()
+    }
+
+    fn cycle_budget(&self) -> Option<CycleBudget> {
+        self.cycle_budget
+    }
+
     /// The level hw/dut.json declares (docs/dut-contract.md).
     fn observation(&self) -> Observation {
-        Observation::by_name(linked_dut::LEVEL).expect("build.rs writes a level dut.rs knows")
+        // The level the DUT's manifest declares, compiled into its shim.
+        Observation::ALL[(self.ops.level as usize).min(Observation::ALL.len() - 1)]
     }
 
     fn reset(&mut self) -> Result<(), ModelError> {
@@ -823,6 +918,9 @@ impl NpuModel for RtlModel {
         self.protocol_error = None;
         self.assertion = None;
         self.wait_deadline = None;
+        self.fifo_status = adapter::FifoStatus::default();
+        self.front_door_retired = 0;
+        self.front_door_cycles = 0;
         Ok(())
     }
 
@@ -832,6 +930,9 @@ impl NpuModel for RtlModel {
 
     fn write_l2(&mut self, addr: u32, data: &[Word]) -> Result<(), ModelError> {
         self.check_l2_range(addr, data.len())?;
+        if !self.has_back_door() {
+            return self.load_l2_front_door(addr, data);
+        }
         let write = self.ops.l2_write.expect("shim l2_write");
         // SAFETY: range checked; a u128 is two u64 in the order the shim
         // reads them, low half first, on a little-endian host (the only
@@ -847,6 +948,7 @@ impl NpuModel for RtlModel {
 
     fn read_l2(&mut self, addr: u32, out: &mut [Word]) -> Result<(), ModelError> {
         self.check_l2_range(addr, out.len())?;
+        self.need_back_door("L2")?;
         let read = self.ops.l2_read.expect("shim l2_read");
         // SAFETY: range checked; `out` has room for 2 * len u64, written
         // as the u128 words they make (see `words_as_pairs`).
@@ -892,6 +994,7 @@ impl NpuModel for RtlModel {
                 "shape-table index {index} is past 63"
             )));
         }
+        self.need_back_door("the shape tables")?;
         let read = self.ops.table_read.expect("shim table_read");
         // SAFETY: `sim` is live.
         let v = unsafe { read(self.sim, table as u32, u32::from(index)) };
@@ -909,6 +1012,9 @@ impl NpuModel for RtlModel {
                 "shape-table index {index} is past 63"
             )));
         }
+        if !self.has_back_door() {
+            return self.set_entry_front_door(table, index, entry);
+        }
         self.backdoor_tick(|i| {
             i.bd_tbl_we = 1;
             i.bd_tbl_entry = entry_id::encode(table, index);
@@ -918,12 +1024,15 @@ impl NpuModel for RtlModel {
     }
 
     fn e_max(&mut self) -> Result<u16, ModelError> {
+        self.need_back_door("e_max")?;
         let read = self.ops.emax_read.expect("shim emax_read");
         // SAFETY: `sim` is live.
         Ok(unsafe { read(self.sim) })
     }
 
     fn set_e_max(&mut self, value: u16) -> Result<(), ModelError> {
+        // No instruction sets e_max to a value of the harness's choosing.
+        self.need_back_door("e_max (a preload of a steered case)")?;
         self.backdoor_tick(|i| {
             i.bd_emax_we = 1;
             i.bd_emax_value = value;
@@ -931,142 +1040,18 @@ impl NpuModel for RtlModel {
         Ok(())
     }
 
-    /// Under stalled I/O, one instruction in four is issued with its two
-    /// writes overlapping (`issue_overlapped`); otherwise as two writes.
     fn issue(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
-        use pccx_golden::model::reg;
-        if self
-            .write_skew
-            .as_mut()
-            .is_some_and(|rng| rng.percent(OVERLAPPED_ISSUE_PCT))
-        {
-            return self.issue_overlapped(word);
-        }
-        let lo = self.reg_write(reg::INSTR_LO, word as u32)?;
-        let hi = self.reg_write(reg::INSTR_HI, (word >> 32) as u32)?;
-        Ok((lo, hi))
+        self.issue_word(word)
     }
 
     fn reg_write(&mut self, offset: u32, value: u32) -> Result<AxiResp, ModelError> {
         check_offset(offset)?;
-        if offset == pccx_golden::model::reg::INSTR_HI {
-            self.instr_writes += 1;
-        }
-        self.inputs.awvalid = 1;
-        self.inputs.wvalid = 1;
-        self.inputs.awaddr = offset as u16;
-        self.inputs.wdata = value;
-        self.inputs.wstrb = 0xF;
-        self.inputs.bready = 1;
-        // Under stalled I/O the host also holds BREADY low for 0-2 cycles
-        // of a response, and writes an offset no register takes writes at
-        // (0x0C and the unmapped ones) with a partial strobe half the time:
-        // the same SLVERR and no effect as with a whole one, by another
-        // path of the slave.
-        let mut bready_hold = None;
-        let mut lead = None;
-        if let Some(rng) = self.write_skew.as_mut() {
-            bready_hold = Some(rng.below(3));
-            use pccx_golden::model::reg;
-            let answers_slverr = !matches!(offset, reg::INSTR_LO | reg::INSTR_HI | reg::STATUS);
-            if answers_slverr && rng.percent(50) {
-                self.inputs.wstrb = 1 + rng.below(14) as u8;
-            }
-            // One channel alone for 0-2 cycles: a slave that takes the
-            // address without the data (or the reverse) latches garbage.
-            lead = Some((rng.below(3), rng.percent(50)));
-        }
-        let what =
-            format!("waiting for AXI-Lite to accept the write of {value:#010x} to {offset:#x}");
-        match lead {
-            Some((lead, address_first)) => {
-                // Each channel's handshake on its own, as AXI allows: a
-                // channel not (or no longer) valid carries junk, and one
-                // the slave has taken drops its VALID while the other
-                // waits. A slave that claims a channel it did not take
-                // hangs the write; one that reads a payload without its
-                // VALID reads junk.
-                let (mut aw_left, mut w_left) = (true, true);
-                self.idle_since_progress = 0;
-                for t in 0.. {
-                    let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
-                    let aw = aw_left && (t >= lead || address_first);
-                    let w = w_left && (t >= lead || !address_first);
-                    self.inputs.awvalid = u8::from(aw);
-                    self.inputs.awaddr = if aw {
-                        offset as u16
-                    } else {
-                        (junk >> 32) as u16
-                    };
-                    self.inputs.wvalid = u8::from(w);
-                    self.inputs.wdata = if w { value } else { junk as u32 };
-                    self.tick();
-                    aw_left &= !(aw && self.outputs.awready != 0);
-                    w_left &= !(w && self.outputs.wready != 0);
-                    if !aw_left && !w_left {
-                        break;
-                    }
-                    self.check_watchdog(&what)?;
-                }
-                let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
-                self.inputs.wdata = junk as u32;
-                self.inputs.awaddr = (junk >> 32) as u16;
-            }
-            None => self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?,
-        }
-        self.inputs.awvalid = 0;
-        self.inputs.wvalid = 0;
-        let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
-        let accepted = self.cycle;
-        if bready_hold.is_some() {
-            self.inputs.bready = 0;
-        }
-        self.tick_until(&what, |o| o.bvalid != 0)?;
-        self.longest_response_wait = self.longest_response_wait.max(self.cycle - accepted);
-        let resp = axi_resp(self.outputs.bresp);
-        if let Some(hold) = bready_hold {
-            // The response stays up until it is taken, in the tick with
-            // BREADY high.
-            for _ in 0..hold {
-                self.tick();
-            }
-            self.inputs.bready = 1;
-            self.tick();
-        }
-        self.inputs.wstrb = 0xF;
-        self.inputs.bready = 0;
-        // An assertion that failed in the last cycles of the write (after
-        // the last wait) is reported now, not at the next call.
-        self.assertion_error().map_or(Ok(resp), Err)
+        self.canonical_write(offset, value)
     }
 
     fn reg_read(&mut self, offset: u32) -> Result<(u32, AxiResp), ModelError> {
         check_offset(offset)?;
-        self.inputs.arvalid = 1;
-        self.inputs.araddr = offset as u16;
-        // Under stalled I/O the host holds RREADY low for 0-2 cycles of the
-        // read data, as it does BREADY.
-        let rready_hold = self.write_skew.as_mut().map(|rng| rng.below(3));
-        self.inputs.rready = u8::from(rready_hold.is_none());
-        self.tick_until("waiting for AXI-Lite to accept a read", |o| o.arready != 0)?;
-        self.inputs.arvalid = 0;
-        if let Some(rng) = self.write_skew.as_mut() {
-            // The address is taken: junk from here on, as AXI allows.
-            self.inputs.araddr = rng.next_u64() as u16;
-        }
-        if self.outputs.rvalid == 0 {
-            self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
-        }
-        let result = (self.outputs.rdata, axi_resp(self.outputs.rresp));
-        if let Some(hold) = rready_hold {
-            for _ in 0..hold {
-                self.tick();
-            }
-            self.inputs.rready = 1;
-            self.tick();
-        }
-        self.inputs.rready = 0;
-        self.assertion_error().map_or(Ok(result), Err)
+        self.canonical_read(offset)
     }
 
     fn idle(&mut self, cycles: u32) -> Result<(), ModelError> {
@@ -1083,6 +1068,9 @@ impl NpuModel for RtlModel {
     }
 
     fn drain(&mut self) -> Result<(), ModelError> {
+        if !self.has_retire_tap() {
+            return self.drain_by_polling();
+        }
         self.idle_since_progress = 0;
         while self.retired < self.latched {
             self.tick();
@@ -1112,6 +1100,150 @@ impl NpuModel for RtlModel {
     }
 }
 
+impl RtlModel {
+    /// One AXI-Lite write of `value` with strobes `strb` to the DUT's
+    /// `addr`, as the host makes it (under stalled I/O: channels apart,
+    /// BREADY held back, and for a write that `answers_slverr`, a partial
+    /// strobe half the time). `shown` is the value as errors name it.
+    pub(crate) fn axi_write(
+        &mut self,
+        addr: u16,
+        value: u64,
+        strb: u8,
+        answers_slverr: bool,
+    ) -> Result<AxiResp, ModelError> {
+        let offset = addr;
+        let wide = self.ops.axil_bits == 64;
+        let shown = if wide {
+            format!("{value:#018x}")
+        } else {
+            format!("{:#010x}", value as u32)
+        };
+        self.inputs.awvalid = 1;
+        self.inputs.wvalid = 1;
+        self.inputs.awaddr = addr;
+        self.inputs.wdata = value;
+        self.inputs.wstrb = strb;
+        self.inputs.bready = 1;
+        // Under stalled I/O the host also holds BREADY low for 0-2 cycles
+        // of a response, and writes an offset no register takes writes at
+        // (0x0C and the unmapped ones) with a partial strobe half the time:
+        // the same SLVERR and no effect as with a whole one, by another
+        // path of the slave.
+        let mut bready_hold = None;
+        let mut lead = None;
+        if let Some(rng) = self.write_skew.as_mut() {
+            bready_hold = Some(rng.below(3));
+            if answers_slverr && rng.percent(50) {
+                self.inputs.wstrb = if wide {
+                    1 + rng.below(254) as u8
+                } else {
+                    1 + rng.below(14) as u8
+                };
+            }
+            // One channel alone for 0-2 cycles: a slave that takes the
+            // address without the data (or the reverse) latches garbage.
+            lead = Some((rng.below(3), rng.percent(50)));
+        }
+        let what = format!("waiting for AXI-Lite to accept the write of {shown} to {offset:#x}");
+        match lead {
+            Some((lead, address_first)) => {
+                // Each channel's handshake on its own, as AXI allows: a
+                // channel not (or no longer) valid carries junk, and one
+                // the slave has taken drops its VALID while the other
+                // waits. A slave that claims a channel it did not take
+                // hangs the write; one that reads a payload without its
+                // VALID reads junk.
+                let (mut aw_left, mut w_left) = (true, true);
+                self.idle_since_progress = 0;
+                for t in 0.. {
+                    let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
+                    let aw = aw_left && (t >= lead || address_first);
+                    let w = w_left && (t >= lead || !address_first);
+                    self.inputs.awvalid = u8::from(aw);
+                    self.inputs.awaddr = if aw { offset } else { (junk >> 32) as u16 };
+                    self.inputs.wvalid = u8::from(w);
+                    self.inputs.wdata = if w { value } else { self.junk_data(junk) };
+                    self.bus_tick();
+                    aw_left &= !(aw && self.outputs.awready != 0);
+                    w_left &= !(w && self.outputs.wready != 0);
+                    if !aw_left && !w_left {
+                        break;
+                    }
+                    self.check_watchdog(&what)?;
+                }
+                let junk = self.write_skew.as_mut().map_or(0, |r| r.next_u64());
+                self.inputs.wdata = self.junk_data(junk);
+                self.inputs.awaddr = (junk >> 32) as u16;
+            }
+            None => self.tick_until(&what, |o| o.awready != 0 && o.wready != 0)?,
+        }
+        self.inputs.awvalid = 0;
+        self.inputs.wvalid = 0;
+        let what = format!("waiting for the write response to {offset:#x} (engine FIFO full?)");
+        let accepted = self.cycle;
+        if bready_hold.is_some() {
+            self.inputs.bready = 0;
+        }
+        self.tick_until(&what, |o| o.bvalid != 0)?;
+        self.longest_response_wait = self.longest_response_wait.max(self.cycle - accepted);
+        let resp = axi_resp(self.outputs.bresp);
+        if let Some(hold) = bready_hold {
+            // The response stays up until it is taken, in the tick with
+            // BREADY high.
+            for _ in 0..hold {
+                self.bus_tick();
+            }
+            self.inputs.bready = 1;
+            self.bus_tick();
+        }
+        self.inputs.wstrb = strb;
+        self.inputs.bready = 0;
+        // An assertion that failed in the last cycles of the write (after
+        // the last wait) is reported now, not at the next call.
+        self.assertion_error().map_or(Ok(resp), Err)
+    }
+
+    /// The data bus's junk (what a channel carries while not valid): the
+    /// low 32 bits of a draw on a 32-bit bus, as ever.
+    fn junk_data(&self, junk: u64) -> u64 {
+        if self.ops.axil_bits == 64 {
+            junk
+        } else {
+            u64::from(junk as u32)
+        }
+    }
+
+    /// One AXI-Lite read of the DUT's `addr`, as the host makes it.
+    pub(crate) fn axi_read(&mut self, addr: u16) -> Result<(u64, AxiResp), ModelError> {
+        self.inputs.arvalid = 1;
+        self.inputs.araddr = addr;
+        // Under stalled I/O the host holds RREADY low for 0-2 cycles of the
+        // read data, as it does BREADY.
+        let rready_hold = self.write_skew.as_mut().map(|rng| rng.below(3));
+        self.inputs.rready = u8::from(rready_hold.is_none());
+        self.tick_until("waiting for AXI-Lite to accept a read", |o| o.arready != 0)?;
+        self.inputs.arvalid = 0;
+        if let Some(rng) = self.write_skew.as_mut() {
+            // The address is taken: junk from here on, as AXI allows.
+            self.inputs.araddr = rng.next_u64() as u16;
+        }
+        if self.outputs.rvalid == 0 {
+            self.tick_until("waiting for the read data", |o| o.rvalid != 0)?;
+        }
+        let result = (self.outputs.rdata, axi_resp(self.outputs.rresp));
+        if let Some(hold) = rready_hold {
+            for _ in 0..hold {
+                self.bus_tick();
+            }
+            self.inputs.rready = 1;
+            self.bus_tick();
+        }
+        self.inputs.rready = 0;
+        self.assertion_error().map_or(Ok(result), Err)
+    }
+}
+
 /// The RTL's clock: its observed status register and its waits.
 impl Clocked for RtlModel {
     fn status_timeline(&mut self) -> Vec<(u64, u32)> {
@@ -1119,7 +1251,7 @@ impl Clocked for RtlModel {
     }
 
     fn cycle_now(&mut self) -> Option<u64> {
-        Some(self.cycle)
+        Some(self.program_cycle())
     }
 
     fn predicts_timing(&mut self) -> bool {

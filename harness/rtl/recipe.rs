@@ -101,10 +101,16 @@ impl Key {
 /// model is made of: the DUT manifest, the Verilator options file it names
 /// and every file that reads (dut::options_file_sources), and the shim.
 pub fn model_sources(root: &Path) -> Result<Vec<String>, String> {
-    let manifest = root.join(super::dut::DEFAULT_MANIFEST);
+    model_sources_of(root, super::dut::DEFAULT_MANIFEST)
+}
+
+/// [`model_sources`] of the DUT whose manifest is `manifest_path` (relative
+/// to `root`).
+pub fn model_sources_of(root: &Path, manifest_path: &str) -> Result<Vec<String>, String> {
+    let manifest = root.join(manifest_path);
     let dut = super::dut::Manifest::read(&manifest)?;
     let dir = manifest.parent().unwrap_or(root);
-    let mut files = vec![super::dut::DEFAULT_MANIFEST.to_string()];
+    let mut files = vec![manifest_path.to_string()];
     for file in super::dut::options_file_sources(&dir.join(&dut.verilator_file))? {
         let relative = file.strip_prefix(root).map_err(|_| {
             format!(
@@ -144,9 +150,29 @@ pub fn model_key(
     params: &[(&str, u64)],
     build: &[(&str, String)],
 ) -> Result<Key, String> {
+    model_key_of(
+        recipe,
+        root,
+        super::dut::DEFAULT_MANIFEST,
+        name,
+        params,
+        build,
+    )
+}
+
+/// [`model_key`] of the DUT whose manifest is `manifest_path` (relative to
+/// `root`).
+pub fn model_key_of(
+    recipe: &str,
+    root: &Path,
+    manifest_path: &str,
+    name: &str,
+    params: &[(&str, u64)],
+    build: &[(&str, String)],
+) -> Result<Key, String> {
     let mut key = Key::new(recipe);
     key.add("name", name.as_bytes());
-    for file in model_sources(root)? {
+    for file in model_sources_of(root, manifest_path)? {
         key.add_file(&file, &root.join(&file))?;
     }
     let mut sorted = params.to_vec();

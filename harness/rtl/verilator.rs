@@ -387,19 +387,6 @@ pub struct Adapted {
     pub keyed_resets: usize,
 }
 
-/// The name of L2's array in the Verilated root, read from the shim's
-/// header (`#define PCCX_L2_MEM ...` in pccx_rand_reset.h), which the shim
-/// also uses: one place for it.
-pub fn l2_array_name(shim_dir: &Path) -> Result<String, String> {
-    let header = shim_dir.join("pccx_rand_reset.h");
-    let text = fs::read_to_string(&header)
-        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("#define PCCX_L2_MEM "))
-        .map(|n| n.trim().to_string())
-        .ok_or_else(|| format!("{} defines no PCCX_L2_MEM", header.display()))
-}
-
 /// Rewrites and checks the C++ Verilator generated into `mdir` for the
 /// model `prefix`, before it is compiled:
 ///

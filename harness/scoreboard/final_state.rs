@@ -54,7 +54,17 @@ impl<'a> Run<'a> {
             // Last: the copy overwrites host memory.
             self.read_back = true;
             let words = self.a.l2_words();
-            call(self.a, |m| read_back_l2(m, words))?;
+            let reference_end = call(self.a, |m| read_back_l2(m, words))?;
+            // The DUT's deadline, from the reference's own retires of the
+            // copy as for the program's instructions (`collect`).
+            if let (Some(end), true) = (
+                reference_end,
+                self.a.clock().is_some_and(|c| c.predicts_timing()),
+            ) {
+                if let Some(clock) = self.b.clock() {
+                    clock.set_wait_deadline(Some(end * DEADLINE_FACTOR + DEADLINE_SLACK_CYCLES));
+                }
+            }
             self.on_dut(|m| read_back_l2(m, words))?;
             let read = |m: &mut dyn NpuModel, addr, out: &mut [Word]| m.read_host(addr, out);
             let found = compare_memory(
@@ -204,14 +214,20 @@ pub fn read_back_program(words: u32) -> Vec<u64> {
 }
 
 /// Runs [`read_back_program`] on `m` to the end; what it reports is not
-/// part of the case and is dropped.
-pub(super) fn read_back_l2(m: &mut dyn NpuModel, words: u32) -> Result<(), ModelError> {
+/// part of the case and is dropped, but for the cycle of its last retire,
+/// when `m` reports one.
+pub(super) fn read_back_l2(m: &mut dyn NpuModel, words: u32) -> Result<Option<u64>, ModelError> {
     for word in read_back_program(words) {
         m.issue(word)?;
     }
     m.drain()?;
-    m.take_events();
-    Ok(())
+    Ok(m.take_events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Retire { cycle, .. } => *cycle,
+            _ => None,
+        })
+        .max())
 }
 
 pub(super) fn final_host(a: &mut dyn NpuModel, b: &mut dyn NpuModel) -> Result<Found, ModelError> {

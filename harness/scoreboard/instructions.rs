@@ -83,6 +83,12 @@ impl<'a> Run<'a> {
         let level = self.level;
         if side == Side::Reference {
             for e in &events {
+                // The reference's own retire cycles, whatever the level:
+                // the deadlines and the cycle budget are its prediction,
+                // not an observation of the DUT.
+                if let Event::Retire { cycle, .. } = *e {
+                    self.last_cycle[0] = self.last_cycle[0].max(cycle);
+                }
                 if let Event::ShapeWrite {
                     seq,
                     table,

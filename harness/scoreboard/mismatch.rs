@@ -412,6 +412,16 @@ pub enum Difference {
         limit_micros: u64,
         at: String,
     },
+    /// A DUT with another design's timing took `dut` cycles to the end of
+    /// its drain, past the `allowed` its budget gives the reference's
+    /// `reference` (docs/dut-contract.md, "Timing").
+    CycleBudget {
+        reference: u64,
+        dut: u64,
+        allowed: u64,
+        tolerance_pct: u32,
+        slack_cycles: u64,
+    },
     /// The DUT hung while `at` (the watchdog's words: what it waited for,
     /// the cycle, the instructions latched and retired).
     Hang {
@@ -590,7 +600,8 @@ impl Difference {
             | D::FinalInstrReg { .. }
             | D::TimingCycle { .. }
             | D::StatusTimeline { .. }
-            | D::RetireOrder { .. } => Field::Value,
+            | D::RetireOrder { .. }
+            | D::CycleBudget { .. } => Field::Value,
             D::WallClock { .. } => Field::WallClock,
             D::Hang { .. } => Field::Stuck,
             D::BusProtocol { .. } => Field::Protocol,
@@ -773,6 +784,17 @@ impl Difference {
                 "{} ran past the wall-clock limit of {} s per seed and gave up while {at}",
                 names[1],
                 *limit_micros as f64 / 1e6
+            ),
+            D::CycleBudget {
+                reference,
+                dut,
+                allowed,
+                tolerance_pct,
+                slack_cycles,
+            } => format!(
+                "{} drained at cycle {dut}, past its budget of {allowed} cycles ({reference} \
+                 predicted, + {tolerance_pct} %, + {slack_cycles})",
+                names[1]
             ),
             D::Hang { at } => format!("{} hangs: {at}", names[1]),
             D::BusProtocol { what } => {

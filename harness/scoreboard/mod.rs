@@ -18,6 +18,7 @@
 //! | `instructions.rs` | per instruction: the retire (opcode, error, once); the latch and every write | `retire`; `full` |
 //! | `final_state.rs` | after the drain: host writes and memory, registers, weight beats, L2 (back door, or read back by MEMCPY); shape tables and e_max | all; `full` |
 //! | `timing.rs` | retire cycles and order; latch and start cycles and the status register per cycle | `retire`; `full` |
+//! | `numerics.rs` | a DUT's numerics profile: the reference behind the DUT, results within the bound handed over | `full` |
 //!
 //! `out_of_reach` lists the checks a level cannot make.
 
@@ -25,6 +26,7 @@ pub mod assertions;
 mod final_state;
 mod instructions;
 mod mismatch;
+mod numerics;
 mod resident;
 mod run;
 mod timing;
@@ -43,8 +45,8 @@ use mismatch::{err_name, resp_name, shape, stream_name, table_slot};
 use pccx_golden::asm::Item;
 use pccx_golden::isa::{Instr, Memcpy, Memset};
 use pccx_golden::model::{
-    reg, AxiResp, Event, MemoryView, ModelError, NpuModel, Observation, ShapeEntry, ShapeTable,
-    Word, HOST_WORDS, SHAPE_ENTRIES, UNATTRIBUTED,
+    reg, AxiResp, CycleBudget, Event, MemoryView, ModelError, NpuModel, Observation, ShapeEntry,
+    ShapeTable, Word, HOST_WORDS, SHAPE_ENTRIES, UNATTRIBUTED,
 };
 use pccx_golden::{Engine, PerEngine};
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,7 +56,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Outcome {
     /// Instructions issued (each got a sequence number).
     pub instructions: u32,
-    /// The DUT's last retire cycle (else the reference's), when reported.
+    /// The DUT's last retire cycle (below `retire`, the end of its drain;
+    /// else the reference's last retire), when reported.
     pub cycles: Option<u64>,
     pub first_mismatch: Option<Mismatch>,
     /// Cycles each engine spent on the DUT's instructions, start to retire
@@ -62,6 +65,9 @@ pub struct Outcome {
     pub engine_busy: PerEngine<u64>,
     /// Latch-to-retire cycles of the DUT's instructions, per engine.
     pub retire_latency: RetireLatency,
+    /// Elements of the DUT's CVO results accepted within its numerics
+    /// profile and handed to the reference (numerics.rs); 0 without one.
+    pub handed_over: u64,
 }
 
 /// Latch-to-retire latencies per engine, as counts in power-of-two buckets: bucket 0 holds latency 0, bucket `b`
@@ -127,6 +133,7 @@ impl Outcome {
             first_mismatch: None,
             engine_busy: PerEngine::default(),
             retire_latency: RetireLatency::default(),
+            handed_over: 0,
         }
     }
 }
@@ -299,6 +306,13 @@ struct Run<'a> {
     /// Whether the L2 was read back through the models' own MEMCPY (below
     /// `Full`): host memory then holds a copy of it.
     read_back: bool,
+    /// The DUT's numerics profile and the reference's queue behind it
+    /// (numerics.rs), when the DUT declares one.
+    hand_off: Option<numerics::HandOff>,
+    /// The DUT's cycle budget, when its timing is another design's.
+    cycle_budget: Option<CycleBudget>,
+    /// The DUT's cycle at the end of its drain.
+    dut_end_cycle: Option<u64>,
 }
 
 impl Side {

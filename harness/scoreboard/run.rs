@@ -12,6 +12,8 @@ impl<'a> Run<'a> {
         b: &'a mut dyn NpuModel,
     ) -> Run<'a> {
         let level = a.observation().min(b.observation());
+        let hand_off = b.numerics().cloned().map(numerics::HandOff::new);
+        let cycle_budget = b.cycle_budget();
         Run {
             case,
             a,
@@ -26,6 +28,9 @@ impl<'a> Run<'a> {
             unattributed: Pair::default(),
             reference_shapes: BTreeMap::new(),
             read_back: false,
+            hand_off,
+            cycle_budget,
+            dut_end_cycle: None,
         }
     }
 
@@ -51,10 +56,15 @@ impl<'a> Run<'a> {
             }
         }
         Outcome {
+            handed_over: self.hand_off.as_ref().map_or(0, |h| h.accepted),
             engine_busy,
             retire_latency,
             instructions: self.issued.len() as u32,
-            cycles: self.last_cycle[1].or(self.last_cycle[0]),
+            // Below `retire` the DUT shows no retire; the end of its drain
+            // is its own last cycle.
+            cycles: self.last_cycle[1]
+                .or(self.dut_end_cycle)
+                .or(self.last_cycle[0]),
             first_mismatch: self.found.into_iter().next().map(|(_, m)| m),
         }
     }
@@ -165,6 +175,15 @@ impl<'a> Run<'a> {
 
     pub(super) fn execute(&mut self, resident: &Resident) -> Result<(), ModelError> {
         self.load(resident)?;
+        if self.hand_off.is_some() && self.level < Observation::Full {
+            return Err(ModelError::Other(format!(
+                "{} declares a numerics profile, whose values are handed over from its L2 \
+                 writes, but is seen at the {} level: run it at `full` (docs/dut-contract.md, \
+                 \"Numerics profiles\")",
+                self.b.name(),
+                self.level
+            )));
+        }
         for item in &self.case.program.items {
             self.apply(item)?;
             self.collect();
@@ -172,9 +191,17 @@ impl<'a> Run<'a> {
                 break;
             }
         }
-        call(self.a, |m| m.drain())?;
-        self.collect();
-        self.on_dut(|m| m.drain())?;
+        if self.hand_off.is_some() {
+            // The DUT first: the reference waits for its values.
+            self.on_dut(|m| m.drain())?;
+            self.finish_hand_off()?;
+            call(self.a, |m| m.drain())?;
+        } else {
+            call(self.a, |m| m.drain())?;
+            self.collect();
+            self.on_dut(|m| m.drain())?;
+        }
+        self.dut_end_cycle = self.b.clock().and_then(|c| c.cycle_now());
         if let Some(clock) = self.b.clock() {
             clock.set_wait_deadline(None);
         }
@@ -274,27 +301,16 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn apply(&mut self, item: &Item) -> Result<(), ModelError> {
+        if self.hand_off.is_some() {
+            return self.apply_handing_off(item);
+        }
         match *item {
             Item::Instr(word) => {
                 let seq = self.issued.len() as u32;
                 self.issued.push(word);
                 let ra = call(self.a, |m| m.issue(word))?;
                 let rb = self.on_dut(|m| m.issue(word))?;
-                if ra != rb {
-                    let what = |(lo, hi): (AxiResp, AxiResp)| {
-                        format!("0x00 write {}, 0x04 write {}", resp_name(lo), resp_name(hi))
-                    };
-                    let m = self.mismatch(
-                        Some(seq),
-                        Finding::new(
-                            CheckKind::RegResponse,
-                            Difference::IssueResponses,
-                            what(ra),
-                            what(rb),
-                        ),
-                    );
-                    self.report(seq, m);
-                }
+                self.compare_issue(seq, ra, rb);
             }
             Item::Idle(cycles) => {
                 call(self.a, |m| m.idle(cycles))?;
@@ -303,56 +319,110 @@ impl<'a> Run<'a> {
             Item::RegWrite { offset, value } => {
                 let ra = call(self.a, |m| m.reg_write(offset, value))?;
                 let rb = self.on_dut(|m| m.reg_write(offset, value))?;
-                if ra != rb {
-                    // Ranked with the next instruction: it happened before
-                    // that one was latched.
-                    let seq = self.issued.len() as u32;
-                    let m = self.mismatch(
-                        None,
-                        Finding::new(
-                            CheckKind::RegResponse,
-                            Difference::WriteResponse {
-                                offset,
-                                value,
-                                before_seq: seq,
-                            },
-                            resp_name(ra).into(),
-                            resp_name(rb).into(),
-                        ),
-                    );
-                    self.report(seq, m);
-                }
+                let seq = self.issued.len() as u32;
+                self.compare_write(offset, value, seq, ra, rb);
             }
         }
         Ok(())
     }
 
+    /// The two sides' responses to instruction `seq`'s writes.
+    pub(super) fn compare_issue(
+        &mut self,
+        seq: u32,
+        ra: (AxiResp, AxiResp),
+        rb: (AxiResp, AxiResp),
+    ) {
+        if ra == rb {
+            return;
+        }
+        let what = |(lo, hi): (AxiResp, AxiResp)| {
+            format!("0x00 write {}, 0x04 write {}", resp_name(lo), resp_name(hi))
+        };
+        let m = self.mismatch(
+            Some(seq),
+            Finding::new(
+                CheckKind::RegResponse,
+                Difference::IssueResponses,
+                what(ra),
+                what(rb),
+            ),
+        );
+        self.report(seq, m);
+    }
+
+    /// The two sides' responses to a `.write` item issued before
+    /// instruction `seq`.
+    pub(super) fn compare_write(
+        &mut self,
+        offset: u32,
+        value: u32,
+        seq: u32,
+        ra: AxiResp,
+        rb: AxiResp,
+    ) {
+        if ra == rb {
+            return;
+        }
+        // Ranked with the next instruction: it happened before that one
+        // was latched.
+        let m = self.mismatch(
+            None,
+            Finding::new(
+                CheckKind::RegResponse,
+                Difference::WriteResponse {
+                    offset,
+                    value,
+                    before_seq: seq,
+                },
+                resp_name(ra).into(),
+                resp_name(rb).into(),
+            ),
+        );
+        self.report(seq, m);
+    }
+
     /// Takes both models' events, files them per sequence number, and
     /// compares every instruction both sides have now retired.
     pub(super) fn collect(&mut self) {
+        self.ingest_both();
+        self.compare_ready();
+    }
+
+    /// Takes both models' events and files them per sequence number.
+    pub(super) fn ingest_both(&mut self) {
         let ea = self.a.take_events();
         let eb = self.b.take_events();
         self.ingest(Side::Reference, ea);
         self.ingest(Side::Dut, eb);
+    }
+
+    /// Sets the DUT's deadline and compares every instruction both sides
+    /// have retired (but one whose values a hand-off still waits for).
+    pub(super) fn compare_ready(&mut self) {
         // A timed reference says when everything issued so far retires. A
         // DUT still busy far past that (DEADLINE_FACTOR times, plus
         // DEADLINE_SLACK_CYCLES for stalled I/O), in a drain or while an issue
         // waits for a full FIFO, hangs, even if it keeps showing activity
-        // the plain watchdog counts as progress.
+        // the plain watchdog counts as progress. A reference behind the DUT
+        // (numerics.rs) has not seen everything issued yet: no deadline
+        // then, and the watchdog alone judges a hang.
+        let behind = self.hand_off.as_ref().is_some_and(|h| h.behind());
         if self.a.clock().is_some_and(|c| c.predicts_timing()) {
-            let deadline =
-                self.last_cycle[0].unwrap_or(0) * DEADLINE_FACTOR + DEADLINE_SLACK_CYCLES;
+            let deadline = (!behind)
+                .then(|| self.last_cycle[0].unwrap_or(0) * DEADLINE_FACTOR + DEADLINE_SLACK_CYCLES);
             if let Some(clock) = self.b.clock() {
-                clock.set_wait_deadline(Some(deadline));
+                clock.set_wait_deadline(deadline);
             }
         }
+        let awaiting = self.hand_off.as_ref().and_then(|h| h.awaiting());
         let ready: Vec<u32> = self
             .pending
             .iter()
             .copied()
             .filter(|seq| {
                 let p = &self.pairs[seq];
-                p.r.retired() && p.d.retired()
+                p.r.retired() && p.d.retired() && Some(*seq) != awaiting
             })
             .collect();
         for seq in ready {
@@ -396,17 +466,25 @@ impl<'a> Run<'a> {
     /// program order, then the status register over time (exact), or the
     /// retire order (order).
     pub(super) fn compare_timing(&mut self) {
+        if let Some(budget) = self.cycle_budget {
+            return self.compare_budget(budget);
+        }
         // A black box shows no instruction (docs/dut-contract.md).
         if self.level == Observation::BlackBox {
             return;
         }
+        self.compare_instruction_timing(self.timing);
+    }
+
+    /// Timing per instruction, as `timing` says.
+    fn compare_instruction_timing(&mut self, timing: TimingMode) {
         let cycles: Vec<timing::Cycles> = (0..self.issued.len() as u32)
             .map(|seq| {
                 let p = &self.pairs[&seq];
                 timing::Cycles::of(&p.r, &p.d)
             })
             .collect();
-        let found = match self.timing {
+        let found = match timing {
             TimingMode::Off => None,
             // The status timeline is sampled every cycle: a tap of `Full`.
             TimingMode::Exact if self.level < Observation::Full => timing::exact(&cycles),
@@ -426,6 +504,45 @@ impl<'a> Run<'a> {
         if let Some((seq, f)) = found {
             let m = self.mismatch(seq, f);
             self.report(seq.unwrap_or(u32::MAX), m);
+        }
+    }
+
+    /// The timing of a DUT that is another design (docs/dut-contract.md,
+    /// "Timing"): under ideal I/O, the program's cycles to the end of the
+    /// DUT's drain within the budget of the reference's prediction; per
+    /// instruction (from the `retire` level) the ordering rules alone.
+    fn compare_budget(&mut self, budget: CycleBudget) {
+        if self.timing == TimingMode::Off {
+            return;
+        }
+        if self.timing == TimingMode::Exact {
+            // Under stalled I/O the prediction (ideal I/O) says nothing of
+            // the program's length.
+            if let (Some(reference), Some(dut)) = (self.last_cycle[0], self.dut_end_cycle) {
+                let allowed = budget.of(reference);
+                if dut > allowed {
+                    let m = self.mismatch(
+                        None,
+                        Finding::new(
+                            CheckKind::Timing,
+                            Difference::CycleBudget {
+                                reference,
+                                dut,
+                                allowed,
+                                tolerance_pct: budget.tolerance_pct,
+                                slack_cycles: budget.slack_cycles,
+                            },
+                            format!("ends by cycle {reference}"),
+                            format!("drained at cycle {dut}"),
+                        ),
+                    );
+                    self.report(u32::MAX, m);
+                    return;
+                }
+            }
+        }
+        if self.level >= Observation::Retire {
+            self.compare_instruction_timing(TimingMode::Order);
         }
     }
 }

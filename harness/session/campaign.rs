@@ -258,6 +258,11 @@ pub fn run(request: &CampaignRequest) -> Result<CampaignEnd, String> {
     }
     let mut setup = Setup::new(options.config, id.dut, id.inject_fault);
     setup.observe = id.observe;
+    setup.dut_manifest = id.dut_manifest.clone();
+    setup.numerics = id.numerics;
+    if let Some(line) = setup.other_dut()? {
+        say!("{line}");
+    }
     if id.observe != Observation::Full {
         let unmade: Vec<&str> = scoreboard::out_of_reach(id.observe)
             .into_iter()

@@ -34,6 +34,8 @@ mod layering;
 #[cfg(feature = "rtl")]
 mod observation;
 #[cfg(feature = "rtl")]
+mod other_duts;
+#[cfg(feature = "rtl")]
 mod protocol;
 #[cfg(feature = "rtl")]
 mod repro;

@@ -26,6 +26,8 @@ fn identity(fault: Option<Fault>) -> RunIdentity {
         initial_state: InitialState::Random,
         steer: false,
         observe: Observation::Full,
+        dut_manifest: None,
+        numerics: Default::default(),
     }
 }
 

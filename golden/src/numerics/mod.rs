@@ -4,6 +4,7 @@
 //! them.
 pub mod bf16;
 pub mod cvo;
+pub mod profile;
 pub mod w4a8;
 
 pub use bf16::{round_exact, Bf16, Class, Value};

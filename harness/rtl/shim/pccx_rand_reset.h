@@ -24,9 +24,12 @@
 #include "verilated.h"
 
 // L2's array in the Verilated root, by the name Verilator gives it: the
-// shim reads and writes it under this name, so a rename fails to compile,
-// and the build reads it from this line (verilator::l2_array_name).
-#define PCCX_L2_MEM pccx_top__DOT__u_l2__DOT__mem
+// DUT manifest's `l2_array` (hw/dut.json), passed by the build as
+// -DPCCX_L2_MEM; the shim reads and writes it under this name, so a wrong
+// name fails to compile.
+#ifndef PCCX_L2_MEM
+#error "PCCX_L2_MEM: L2's array, from the DUT manifest's l2_array"
+#endif
 
 #define PCCX_RR_STR2(a) #a
 #define PCCX_RR_STR(a) PCCX_RR_STR2(a)

@@ -1,7 +1,9 @@
-// pccx_shim.cpp: wraps one Verilated configuration of pccx_top behind the C
+// pccx_shim.cpp: wraps one Verilated configuration of a DUT behind the C
 // ABI of pccx_shim.h. build.rs compiles this file once per configuration
 // with PCCX_PREFIX (the Verilator --prefix), PCCX_CONFIG (its name) and
-// PCCX_PORT_<role> for every port it uses (below).
+// what the DUT manifest declares (harness/rtl/dut.rs, shim_defines):
+// PCCX_PORT_<role> for every port it uses, its level, its L2 array, its
+// back door and the shape of its interface.
 #include "pccx_shim.h"
 #include "pccx_assert_log.h"
 // (pccx_rand_reset.h comes first, forced into every compile of a model.)
@@ -9,6 +11,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "verilated.h"
 #if VM_TRACE_FST
@@ -34,6 +37,19 @@
 // harness/rtl/dut.rs) and passes it as PCCX_PORT_<role>.
 #define PCCX_PORT(role) PCCX_PORT_##role
 #define PCCX_ROOT PCCX_CAT(PCCX_PREFIX, ___024root)
+
+#if !defined(PCCX_LEVEL) || !defined(PCCX_AXIL_BITS) || !defined(PCCX_TWO_CLOCKS)
+#error "the DUT manifest's defines (harness/rtl/dut.rs, shim_defines) are missing"
+#endif
+// The levels (0 black box, 1 retire, 2 full): a role of a higher level than
+// the DUT's is no port of it, and its outputs read as zero.
+#define PCCX_RETIRE_TAP (PCCX_LEVEL >= 1)
+#define PCCX_FULL_TAPS (PCCX_LEVEL >= 2)
+#ifdef PCCX_BD_FMAP
+#define PCCX_HAS_BACK_DOOR 1
+#else
+#define PCCX_HAS_BACK_DOOR 0
+#endif
 
 #include PCCX_STR(PCCX_PREFIX.h)
 #include PCCX_STR(PCCX_CAT(PCCX_PREFIX, ___024root.h))
@@ -68,6 +84,7 @@ struct Sim {
 #if VM_COVERAGE
   std::vector<uint32_t> coverage_kept;  // the counters while randomize_state runs
 #endif
+  std::vector<uint8_t> l2_kept;  // L2's words while randomize_state runs
 };
 
 inline PCCX_TOP *top_of(void *sim) { return static_cast<Sim *>(sim)->top.get(); }
@@ -104,26 +121,59 @@ void destroy(void *sim) {
   delete s;
 }
 
+// The edge the AXI-Lite clock makes with a core rising edge: with two
+// clocks it toggles there, so it rises with every second core edge.
+inline void axi_clock_edge(PCCX_TOP *top) {
+#if PCCX_TWO_CLOCKS
+  top->PCCX_PORT(axi_clk) = !top->PCCX_PORT(axi_clk);
+#else
+  (void)top;
+#endif
+}
+
+// Whether the AXI-Lite clock rises at the coming core edge.
+inline bool axi_rises(PCCX_TOP *top) {
+#if PCCX_TWO_CLOCKS
+  return !top->PCCX_PORT(axi_clk);
+#else
+  (void)top;
+  return true;
+#endif
+}
+
 void clock_edge(PCCX_TOP *top) {
   top->PCCX_PORT(clk) = 0;
   top->eval();
   top->PCCX_PORT(clk) = 1;
+  axi_clock_edge(top);
   top->eval();
+}
+
+// The inputs a reset starts from: no request on any port, no back-door write.
+void idle_inputs(PCCX_TOP *top) {
+  top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
+  top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
+  top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
+#if PCCX_FULL_TAPS
+  top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
+#endif
 }
 
 void reset(void *sim) {
   PCCX_TOP *top = top_of(sim);
   // With two-state simulation a reset held low from time 0 produces no
   // negedge: drive it 1 -> 0 -> 1 so the async-reset blocks run.
-  top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
-  top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
-  top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
-  top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
+  idle_inputs(top);
   top->PCCX_PORT(rst_n) = 1;
   clock_edge(top);
   top->PCCX_PORT(rst_n) = 0;
   clock_edge(top);
   clock_edge(top);
+#if PCCX_TWO_CLOCKS
+  // Two rising edges of the half-rate clock inside the reset too.
+  clock_edge(top);
+  clock_edge(top);
+#endif
   top->PCCX_PORT(rst_n) = 1;
   clock_edge(top);
   static_cast<Sim *>(sim)->asserts.clear();
@@ -168,11 +218,13 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->PCCX_PORT(ws_valid) = in->ws_valid[0] | (in->ws_valid[1] << 1);
   static_assert(sizeof(top->PCCX_PORT(ws_data)) == sizeof(in->ws_data), "ws_data is 2 x 128 bits");
   std::memcpy(top->PCCX_PORT(ws_data).data(), in->ws_data, sizeof(in->ws_data));
+#if PCCX_FULL_TAPS
   top->PCCX_PORT(bd_tbl_we) = in->bd_tbl_we;
   top->PCCX_PORT(bd_tbl_entry) = in->bd_tbl_entry;
   top->PCCX_PORT(bd_tbl_value) = in->bd_tbl_value;
   top->PCCX_PORT(bd_emax_we) = in->bd_emax_we;
   top->PCCX_PORT(bd_emax_value) = in->bd_emax_value;
+#endif
   top->eval();
 #if VM_TRACE_FST
   VerilatedFstC *wave = static_cast<Sim *>(sim)->wave.get();
@@ -192,10 +244,23 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->acp_req_write = top->PCCX_PORT(acp_req_write);
   out->acp_req_addr = top->PCCX_PORT(acp_req_addr);
   get_wide128(top->PCCX_PORT(acp_req_wdata), out->acp_req_wdata);
-  out->acp_req_seq = top->PCCX_PORT(acp_req_seq);
   out->acp_rsp_ready = top->PCCX_PORT(acp_rsp_ready);
   for (int s = 0; s < PCCX_NUM_STREAMS; s++) {
     out->ws_ready[s] = (top->PCCX_PORT(ws_ready) >> s) & 1;
+  }
+  out->bus_edge = axi_rises(top);
+#if PCCX_RETIRE_TAP
+  out->ret_valid = top->PCCX_PORT(ret_valid);
+  for (uint32_t m = out->ret_valid; m != 0; m &= m - 1) {
+    const int p = __builtin_ctz(m);
+    out->ret_seq[p] = top->PCCX_PORT(ret_seq)[p];
+    out->ret_op[p] = (top->PCCX_PORT(ret_op) >> (4 * p)) & 0xF;
+    out->ret_err[p] = (top->PCCX_PORT(ret_err) >> (4 * p)) & 0xF;
+  }
+#endif
+#if PCCX_FULL_TAPS
+  out->acp_req_seq = top->PCCX_PORT(acp_req_seq);
+  for (int s = 0; s < PCCX_NUM_STREAMS; s++) {
     out->ws_seq[s] = static_cast<uint32_t>(top->PCCX_PORT(ws_seq) >> (32 * s));
   }
   out->latch_valid = top->PCCX_PORT(latch_valid);
@@ -205,13 +270,6 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   for (uint32_t m = out->start_valid; m != 0; m &= m - 1) {
     const int e = __builtin_ctz(m);
     out->start_seq[e] = top->PCCX_PORT(start_seq)[e];
-  }
-  out->ret_valid = top->PCCX_PORT(ret_valid);
-  for (uint32_t m = out->ret_valid; m != 0; m &= m - 1) {
-    const int p = __builtin_ctz(m);
-    out->ret_seq[p] = top->PCCX_PORT(ret_seq)[p];
-    out->ret_op[p] = (top->PCCX_PORT(ret_op) >> (4 * p)) & 0xF;
-    out->ret_err[p] = (top->PCCX_PORT(ret_err) >> (4 * p)) & 0xF;
   }
   out->l2w_valid = top->PCCX_PORT(l2w_valid);
   for (uint32_t m = out->l2w_valid; m != 0; m &= m - 1) {
@@ -229,8 +287,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->emax_value = top->PCCX_PORT(emax_value);
   out->emax_seq = top->PCCX_PORT(emax_seq);
   out->status = top->PCCX_PORT(status);
+#endif
 
   top->PCCX_PORT(clk) = 1;
+  axi_clock_edge(top);
   top->eval();
 #if VM_TRACE_FST
   if (wave) wave->dump(2 * in->cycle + 1);
@@ -293,6 +353,7 @@ int coverage_write(void *sim, const char *path) {
 #endif
 }
 
+#if PCCX_HAS_BACK_DOOR
 int l2_read(void *sim, uint32_t addr, uint32_t n, uint64_t *out) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   if (static_cast<uint64_t>(addr) + n > PCCX_L2_WORDS) return -1;
@@ -311,11 +372,10 @@ int l2_write(void *sim, uint32_t addr, uint32_t n, const uint64_t *in) {
 uint64_t table_read(void *sim, uint32_t table, uint32_t index) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   index &= 63;
-  return table ? root->pccx_top__DOT__u_sched__DOT__weight[index]
-               : root->pccx_top__DOT__u_sched__DOT__fmap[index];
+  return table ? root->PCCX_BD_WEIGHT[index] : root->PCCX_BD_FMAP[index];
 }
 
-uint16_t emax_read(void *sim) { return top_of(sim)->rootp->pccx_top__DOT__e_max; }
+uint16_t emax_read(void *sim) { return top_of(sim)->rootp->PCCX_BD_EMAX; }
 
 // The words of an unpacked array of VlWide<4> lie one after another, 16
 // bytes each (VlUnpacked holds a plain C array of them).
@@ -324,6 +384,15 @@ const uint8_t *l2_data(void *sim) {
   PCCX_ROOT *root = top_of(sim)->rootp;
   return reinterpret_cast<const uint8_t *>(root->PCCX_L2_MEM[0].data());
 }
+#else
+// No back door: the harness loads L2 through the DUT's own MEMCPY and
+// reads it back the same way (docs/dut-contract.md).
+int l2_read(void *, uint32_t, uint32_t, uint64_t *) { return -1; }
+int l2_write(void *, uint32_t, uint32_t, const uint64_t *) { return -1; }
+uint64_t table_read(void *, uint32_t, uint32_t) { return 0; }
+uint16_t emax_read(void *) { return 0; }
+const uint8_t *l2_data(void *) { return nullptr; }
+#endif
 
 #if VM_COVERAGE
 // A coverage counter of __Vcoverage: a std::atomic<uint32_t> in 5.006,
@@ -354,6 +423,16 @@ void randomize_state(void *sim, uint64_t seed) {
 #endif
   // The model's own variable reset, its VL_RAND_RESET_* drawing from this
   // call's generator (pccx_rand_reset.h), which leaves L2's words alone.
+  // L2's words, put back after the reset below. The draw leaves them
+  // alone, but a reset released through a synchroniser (hw/wrap) can start
+  // low: its flops then see no falling edge, keep their drawn values until
+  // the first clock edge, and an L2 write port among them writes a drawn
+  // word at that edge. Silicon holds such flops by the level of the reset,
+  // so a RAM keeps its words through a reset (docs/dut-contract.md).
+  auto &l2 = root->PCCX_L2_MEM;
+  const size_t l2_bytes = size_t{PCCX_L2_WORDS} * sizeof(l2[0]);
+  s->l2_kept.resize(l2_bytes);
+  std::memcpy(s->l2_kept.data(), l2[0].data(), l2_bytes);
   pccx_draw::Draw draw{seed, seed};
   pccx_draw::current = &draw;
   PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(root);
@@ -368,10 +447,7 @@ void randomize_state(void *sim, uint64_t seed) {
   // sees rst_n fall (the asynchronous resets), then `reset`'s sequence
   // runs from there (its first edge, with rst_n high again, comes after
   // every register with a reset has been reset).
-  top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
-  top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
-  top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
-  top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
+  idle_inputs(top);
   top->PCCX_PORT(clk) = 0;
   top->PCCX_PORT(rst_n) = 1;
   top->eval();
@@ -382,12 +458,14 @@ void randomize_state(void *sim, uint64_t seed) {
   for (size_t i = 0; i < kept.size(); ++i) set_counter(counters[i], kept[i]);
   reset(sim);
 #endif
+  std::memcpy(l2[0].data(), s->l2_kept.data(), l2_bytes);
 }
 
 const pccx_sim_ops ops = {
     PCCX_STR(PCCX_CONFIG), PCCX_L2_WORDS, PCCX_FIFO_DEPTH, create, destroy, reset, tick,
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
     coverage_write,        l2_data,       randomize_state, assert_name, assert_scope, assert_also, assert_enable,
+    PCCX_LEVEL,            PCCX_AXIL_BITS, PCCX_PUSH_KICK, PCCX_STATUS_FIFO, PCCX_HAS_BACK_DOOR, PCCX_TWO_CLOCKS,
 };
 
 }  // namespace

@@ -31,7 +31,7 @@ typedef struct pccx_inputs {
   uint8_t awvalid;
   uint16_t awaddr;
   uint8_t wvalid;
-  uint32_t wdata;
+  uint64_t wdata; /* the low 32 bits on a 32-bit AXI-Lite */
   uint8_t wstrb;
   uint8_t bready;
   uint8_t arvalid;
@@ -63,7 +63,7 @@ typedef struct pccx_outputs {
   uint8_t arready;
   uint8_t rvalid;
   uint8_t rresp;
-  uint32_t rdata;
+  uint64_t rdata;
   uint8_t acp_req_valid;
   uint8_t acp_req_write;
   uint32_t acp_req_addr;
@@ -94,6 +94,10 @@ typedef struct pccx_outputs {
   uint16_t emax_value;
   uint32_t emax_seq;
   uint32_t status;
+  /* 1 if the AXI-Lite's clock rises at this edge: every edge with one
+   * clock, every second with a half-rate AXI clock. A handshake happens
+   * only at such an edge, and the master changes its signals only after. */
+  uint8_t bus_edge;
   /* assertions of the RTL (hw/rtl/pccx_assert_pkg.sv) failed since the
    * last reset; assert_name and assert_scope name the first */
   uint32_t assert_failures;
@@ -148,6 +152,18 @@ typedef struct pccx_sim_ops {
   /* 0: failed assertions are not counted (from the next tick on); 1: they
    * are (the default). */
   void (*assert_enable)(void *sim, int on);
+  /* The DUT as its manifest declares it (harness/rtl/dut.rs): its level
+   * (0 black box, 1 retire, 2 full), its AXI-Lite width, whether an
+   * instruction is pushed and kicked (else two 32-bit writes), whether
+   * status comes through a FIFO (else registers), whether it has a back
+   * door (else the back-door functions above return -1 or NULL) and two
+   * clocks. */
+  uint32_t level;
+  uint32_t axil_bits;
+  uint32_t push_kick;
+  uint32_t status_fifo;
+  uint32_t back_door;
+  uint32_t two_clocks;
 } pccx_sim_ops;
 
 #ifdef __cplusplus

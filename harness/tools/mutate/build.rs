@@ -225,6 +225,7 @@ impl Builder {
             defines: &[],
             dut: &dut,
             dut_path: &dut_path,
+            trace: false,
         };
         self.toolchain
             .build_shared_object(&model, dir, &self.runtime)
@@ -413,6 +414,7 @@ impl Builder {
                     defines: &["PCCX_MUTANT_SCHEMA"],
                     dut: &dut,
                     dut_path: &dut_path,
+                    trace: false,
                 };
                 self.toolchain
                     .build_shared_object(&model, dir, &self.runtime)

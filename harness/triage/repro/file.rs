@@ -6,6 +6,7 @@ use super::{FieldError, Repro, ShrinkRecord};
 use crate::config::{self, HwConfig};
 use crate::env::faults::Fault;
 use crate::env::models::{DutKind, HostIo, Setup};
+use crate::env::numerics::NumericsMode;
 use crate::format::{self, Hex, Hex128, Hex64};
 use crate::scoreboard::MismatchRecord;
 use crate::stimulus::{GenOptions, ImageRule, Preload, TestCase, Window};
@@ -75,6 +76,13 @@ pub(super) struct ReproFile {
     /// before the levels existed saw everything.
     #[serde(default = "full_observation", skip_serializing_if = "is_full")]
     observe: Observation,
+    /// The DUT's manifest when it is not the repository's own RTL
+    /// (`--dut-manifest`, docs/dut-contract.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dut_manifest: Option<String>,
+    /// `--numerics exact`: the DUT's declared profile did not apply.
+    #[serde(default, skip_serializing_if = "NumericsMode::is_declared")]
+    numerics: NumericsMode,
     #[serde(deserialize_with = "format::flexible")]
     seed: u64,
     gen_options: GenOptions,
@@ -408,6 +416,8 @@ impl ReproFile {
             }),
             host_timing: s.host_timing.clone(),
             observe: s.observe,
+            dut_manifest: s.dut_manifest.clone(),
+            numerics: s.numerics,
             seed: c.seed,
             gen_options: c.options.clone(),
             program: ProgramFile::of(&c.program),
@@ -578,6 +588,8 @@ impl ReproFile {
                 host_timing: self.host_timing,
                 rtl_coverage: false,
                 observe: self.observe,
+                dut_manifest: self.dut_manifest,
+                numerics: self.numerics,
             },
             case,
             mismatch: self.mismatch,
