@@ -2,10 +2,14 @@
 #![allow(dead_code)]
 
 use pccx_cosim::config::{self, HwConfig};
+use pccx_cosim::env::faults::Fault;
+use pccx_cosim::env::models::{DutKind, Setup};
+use pccx_cosim::env::numerics::NumericsMode;
 use pccx_cosim::rtl::{HostTiming, RtlModel};
 use pccx_cosim::scoreboard::{run_case, Outcome};
 use pccx_cosim::stimulus::{GenOptions, TestCase};
 use pccx_golden::asm::parse_program;
+use pccx_golden::model::Observation;
 use pccx_golden::{Golden, GoldenConfig};
 
 pub fn config(name: &str) -> HwConfig {
@@ -49,4 +53,31 @@ pub fn must_match(config_name: &str, program: &str) -> (Outcome, RtlModel) {
         panic!("RTL and golden differ on {config_name}:\n{m}\nprogram:\n{program}");
     }
     (outcome, dut)
+}
+
+/// Seed `seed`'s program of 40 instructions on tiny.
+pub fn tiny_case(seed: u64) -> TestCase {
+    TestCase::generate(seed, &GenOptions::for_config(&config("tiny"), 40))
+}
+
+/// `case` on tiny's build of the DUT the manifest `manifest` declares
+/// (docs/dut-contract.md), seen at `level`, with `fault` around it.
+pub fn on_other_dut(
+    manifest: &str,
+    level: Observation,
+    numerics: NumericsMode,
+    fault: Option<&str>,
+    case: &TestCase,
+) -> Result<Outcome, String> {
+    let mut setup = Setup::new(
+        config("tiny"),
+        DutKind::Rtl,
+        fault.map(|f| Fault::by_name(f).expect("a fault of --inject-fault")),
+    );
+    setup.observe = level;
+    setup.dut_manifest = Some(manifest.into());
+    setup.numerics = numerics;
+    let mut dut = setup.open_dut()?;
+    let mut reference = setup.open_reference();
+    run_case(case, &mut *reference, &mut *dut).map_err(|e| e.to_string())
 }
