@@ -9,7 +9,7 @@
 // the way a unit that truncates where hw/rtl rounds would. Results of
 // every other function, and every special value, are hw/rtl's.
 `ifndef PCCX_APPROX_EXP_ULP
-`error "PCCX_APPROX_EXP_ULP: the approximation's size, from hw/approx/verilator*.f"
+`error "PCCX_APPROX_EXP_ULP: the approximation's size, from hw/approx/verilator.f or verilator-bug.f"
 `endif
 
 module pccx_ucvo_core

@@ -1,29 +1,6 @@
-// hw/approx/verilator-bug.f: the planted bug of the test-only DUT
+// hw/approx/verilator-bug.f: the planted bug of the test-only DUT,
 // hw/approx/dut-bug.json (docs/dut-contract.md, "Numerics profiles"):
-// hw/approx/verilator.f's DUT with an EXP that errs by 2 ULP, past the 1
-// ULP its profile (numerics.json) allows. hw/rtl is read unchanged.
--Wall
---assert
---top-module pccx_top
-// How far the approximate core's EXP results are from hw/rtl's (in ULP).
+// sources.f's DUT with an EXP that errs by 2 ULP, past the 1 ULP its
+// profile (numerics.json) allows.
+-F sources.f
 +define+PCCX_APPROX_EXP_ULP=2
-// hw/rtl's sources in its manifest's order (../rtl/manifest.txt), but
-// pccx_ucvo_core.sv: this folder's takes its place.
-../rtl/pccx_assert_pkg.sv
-../rtl/pccx_pkg.sv
-../rtl/pccx_bf16_pkg.sv
-../rtl/pccx_cvo_rom_pkg.sv
-../rtl/pccx_cvo_pkg.sv
-../rtl/pccx_fifo.sv
-../rtl/pccx_axil_slave.sv
-../rtl/pccx_scheduler.sv
-../rtl/pccx_status.sv
-../rtl/pccx_l2.sv
-../rtl/pccx_mem_engine.sv
-../rtl/pccx_memset_engine.sv
-../rtl/pccx_mat_writeback.sv
-../rtl/pccx_gemv_engine.sv
-../rtl/pccx_gemm_engine.sv
-pccx_ucvo_core.sv
-../rtl/pccx_cvo_engine.sv
-../rtl/pccx_top.sv

@@ -1,28 +1,5 @@
-// hw/approx/verilator.f: a test-only DUT (docs/dut-contract.md, "Numerics
-// profiles"): hw/rtl's pccx_top with its uCVO core replaced by this folder's,
-// whose EXP is approximate by design. hw/rtl is read unchanged.
--Wall
---assert
---top-module pccx_top
-// How far the approximate core's EXP results are from hw/rtl's (in ULP).
+// hw/approx/verilator.f: the test-only DUT hw/approx/dut.json
+// (docs/dut-contract.md, "Numerics profiles"): sources.f's DUT with an EXP
+// 1 ULP from hw/rtl's, the error its profile (numerics.json) allows.
+-F sources.f
 +define+PCCX_APPROX_EXP_ULP=1
-// hw/rtl's sources in its manifest's order (../rtl/manifest.txt), but
-// pccx_ucvo_core.sv: this folder's takes its place.
-../rtl/pccx_assert_pkg.sv
-../rtl/pccx_pkg.sv
-../rtl/pccx_bf16_pkg.sv
-../rtl/pccx_cvo_rom_pkg.sv
-../rtl/pccx_cvo_pkg.sv
-../rtl/pccx_fifo.sv
-../rtl/pccx_axil_slave.sv
-../rtl/pccx_scheduler.sv
-../rtl/pccx_status.sv
-../rtl/pccx_l2.sv
-../rtl/pccx_mem_engine.sv
-../rtl/pccx_memset_engine.sv
-../rtl/pccx_mat_writeback.sv
-../rtl/pccx_gemv_engine.sv
-../rtl/pccx_gemm_engine.sv
-pccx_ucvo_core.sv
-../rtl/pccx_cvo_engine.sv
-../rtl/pccx_top.sv

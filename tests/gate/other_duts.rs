@@ -23,6 +23,24 @@ fn run(
     on_other_dut(manifest, level, numerics, None, case).expect("no infrastructure error")
 }
 
+/// A campaign of seed 1 on tiny's build of hw/wrap/dut.json, with `extra`.
+fn cosim(extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
+        .args([
+            "--seed",
+            "1",
+            "--count",
+            "1",
+            "--config",
+            "tiny",
+            "--dut-manifest",
+            "hw/wrap/dut.json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_wrapper_matches_as_a_black_box_and_declares_what_it_is() {
     let mut setup = Setup::new(config("tiny"), DutKind::Rtl, None);
@@ -56,25 +74,14 @@ fn the_wrapper_matches_as_a_black_box_and_declares_what_it_is() {
 fn an_injected_fault_on_the_wrapper_fails_with_repro_waveform_and_shrunk_program() {
     let out = std::env::temp_dir().join(format!("pccx-other-duts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let o = Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
-        .args([
-            "--seed",
-            "1",
-            "--count",
-            "1",
-            "--config",
-            "tiny",
-            "--dut-manifest",
-            "hw/wrap/dut.json",
-            "--observe",
-            "black-box",
-            "--inject-fault",
-            "host-data",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = cosim(&[
+        "--observe",
+        "black-box",
+        "--inject-fault",
+        "host-data",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("DUT: pccx-wrap (hw/wrap/dut.json)"), "{text}");
@@ -113,19 +120,7 @@ fn an_injected_fault_on_the_wrapper_fails_with_repro_waveform_and_shrunk_program
 
 #[test]
 fn a_campaign_refuses_a_level_the_dut_does_not_offer() {
-    let o = Command::new(env!("CARGO_BIN_EXE_pccx-cosim"))
-        .args([
-            "--seed",
-            "1",
-            "--count",
-            "1",
-            "--config",
-            "tiny",
-            "--dut-manifest",
-            "hw/wrap/dut.json",
-        ])
-        .output()
-        .unwrap();
+    let o = cosim(&[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
