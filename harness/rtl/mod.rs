@@ -1104,7 +1104,7 @@ impl RtlModel {
     /// One AXI-Lite write of `value` with strobes `strb` to the DUT's
     /// `addr`, as the host makes it (under stalled I/O: channels apart,
     /// BREADY held back, and for a write that `answers_slverr`, a partial
-    /// strobe half the time). `shown` is the value as errors name it.
+    /// strobe half the time).
     pub(crate) fn axi_write(
         &mut self,
         addr: u16,
@@ -1114,11 +1114,6 @@ impl RtlModel {
     ) -> Result<AxiResp, ModelError> {
         let offset = addr;
         let wide = self.ops.axil_bits == 64;
-        let shown = if wide {
-            format!("{value:#018x}")
-        } else {
-            format!("{:#010x}", value as u32)
-        };
         self.inputs.awvalid = 1;
         self.inputs.wvalid = 1;
         self.inputs.awaddr = addr;
@@ -1145,7 +1140,15 @@ impl RtlModel {
             // address without the data (or the reverse) latches garbage.
             lead = Some((rng.below(3), rng.percent(50)));
         }
-        let what = format!("waiting for AXI-Lite to accept the write of {shown} to {offset:#x}");
+        // The value as wide as the bus: 0x and 16 or 8 hex digits.
+        let (shown, digits) = if wide {
+            (value, 18)
+        } else {
+            (value & 0xFFFF_FFFF, 10)
+        };
+        let what = format!(
+            "waiting for AXI-Lite to accept the write of {shown:#0digits$x} to {offset:#x}"
+        );
         match lead {
             Some((lead, address_first)) => {
                 // Each channel's handshake on its own, as AXI allows: a

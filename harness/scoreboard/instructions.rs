@@ -137,8 +137,10 @@ impl<'a> Run<'a> {
                         rec.start = start;
                     }
                     rec.retires.push((opcode, err, cycle));
-                    let i = side as usize;
-                    self.last_cycle[i] = self.last_cycle[i].max(cycle);
+                    // The reference's are counted above, before the cut.
+                    if side == Side::Dut {
+                        self.last_cycle[1] = self.last_cycle[1].max(cycle);
+                    }
                 }
                 Event::L2Write {
                     addr, data, mask, ..
