@@ -19,6 +19,11 @@
 //! - `PCCX_COVERAGE=1`: also build `tiny` with Verilator line and toggle
 //!   coverage, as the extra model `tiny_cov` (`PCCX_COVERAGE=kv260,tiny`
 //!   names the configurations instead; docs/coverage.md).
+//! - `PCCX_PROFILE_GENERATE=1`: compile the models instrumented for clang's
+//!   profile-guided optimisation (`scripts/train-profile.sh` does this in a
+//!   target directory of its own). Without it, a model whose configuration
+//!   has `hw/profiles/<name>.profdata` is compiled with that profile when
+//!   the compiler is clang (docs/build.md, "Profile-guided optimisation").
 
 use std::collections::BTreeMap;
 use std::env;
@@ -75,6 +80,8 @@ fn main() {
     // The models' C++ compiler (clang++ when unset, verilator::MODEL_CXX):
     // cc reads CXX only when no compiler is given, so it is named here.
     println!("cargo:rerun-if-env-changed=CXX");
+    println!("cargo:rerun-if-env-changed=PCCX_PROFILE_GENERATE");
+    println!("cargo:rerun-if-changed=hw/profiles");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -189,6 +196,29 @@ fn main() {
         // A removed cache (`rm -rf target/pccx-rtl-cache`) runs build.rs
         // again, which builds the entry again, before anything links it.
         println!("cargo:rerun-if-changed={}", archive.path.display());
+    }
+    if env::var("PCCX_PROFILE_GENERATE").is_ok_and(|v| v == "1") {
+        // The instrumented code's runtime, after the archives that use it;
+        // `-u` pulls in its part that writes the profile at exit, as clang's
+        // own driver does.
+        let cxx = verilated_build(&builder.include, "2", false).get_compiler();
+        let resource_dir = Command::new(cxx.path())
+            .arg("-print-resource-dir")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|e| fail(&format!("cannot run {}: {e}", cxx.path().display())));
+        let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap();
+        let dir = Path::new(&resource_dir).join("lib/linux");
+        let lib = format!("clang_rt.profile-{arch}");
+        if !dir.join(format!("lib{lib}.a")).is_file() {
+            fail(&format!(
+                "PCCX_PROFILE_GENERATE=1: clang's profile runtime lib{lib}.a is not in {}",
+                dir.display()
+            ));
+        }
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static={lib}");
+        println!("cargo:rustc-link-arg=-Wl,-u,__llvm_profile_runtime");
     }
     run_bindgen(&root, &out);
     write_config_table(&out, &all_configs, &configs, &cov_configs);
@@ -425,6 +455,23 @@ fn compiler_identity(b: &cc::Build) -> String {
     format!("{} {}\n{version}", tool.path().display(), args.join(" "))
 }
 
+/// The committed profiles of clang's profile-guided optimisation, one per
+/// configuration (`<name>.profdata`, and `<name>.base`: what it was trained
+/// on), written by scripts/train-profile.sh.
+const PROFILES: &str = "hw/profiles";
+
+/// What profile-guided optimisation does to one model's fast code.
+enum Profile {
+    Off,
+    /// Instrumented (`-fprofile-instr-generate`): a run writes raw profiles.
+    Generate,
+    /// Optimised with the profile at `path`, whose contents hash to `digest`.
+    Use {
+        path: PathBuf,
+        digest: String,
+    },
+}
+
 /// An archive to link, and the build whose settings say how (the C++
 /// standard library with it). Linked with `cc::emit_link_directives`, the
 /// function `cc::Build::compile` ends with: a cached archive links exactly
@@ -496,6 +543,90 @@ impl Builder {
             inputs.push((label, compiler_identity(b)));
         }
         inputs
+    }
+
+    /// What profile-guided optimisation does to the fast code of model
+    /// `name` (docs/build.md, "Profile-guided optimisation"):
+    /// `PCCX_PROFILE_GENERATE=1` instruments it (and records the inputs the
+    /// profile will be trained on, for scripts/train-profile.sh); else
+    /// `hw/profiles/<name>.profdata`, when there is one, optimises it. A
+    /// profile is only ever a matter of speed (the model's behaviour is the
+    /// source's), but a build never differs quietly: one without the profile
+    /// for want of clang, or with a profile trained on other inputs, says so.
+    fn profile(&self, cfg: &HwConfig, name: &str, fast: &cc::Build) -> Profile {
+        let clang = fast.get_compiler().is_like_clang();
+        let base = self.profile_base(cfg, fast);
+        if env::var("PCCX_PROFILE_GENERATE").is_ok_and(|v| v == "1") {
+            if !clang {
+                fail("PCCX_PROFILE_GENERATE=1 needs clang as the models' compiler (unset CXX)");
+            }
+            let record = self.cache.join(format!("profile-base-{name}.txt"));
+            let _ = fs::create_dir_all(&self.cache);
+            fs::write(&record, format!("{base}\n"))
+                .unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", record.display())));
+            return Profile::Generate;
+        }
+        let path = self.root.join(PROFILES).join(format!("{name}.profdata"));
+        let Ok(bytes) = fs::read(&path) else {
+            return Profile::Off;
+        };
+        if !clang {
+            println!(
+                "cargo:warning={PROFILES}/{name}.profdata is a clang profile: the `{name}` model \
+                 is compiled by {} without it (slower, the same behaviour)",
+                fast.get_compiler().path().display()
+            );
+            return Profile::Off;
+        }
+        let trained_on = self.root.join(PROFILES).join(format!("{name}.base"));
+        let recorded = fs::read_to_string(&trained_on).unwrap_or_default();
+        let recorded = recorded
+            .lines()
+            .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        if recorded != base {
+            println!(
+                "cargo:warning={PROFILES}/{name}.profdata was trained on another RTL, Verilator \
+                 or clang than this build's ({}: {}): it still speeds up the code that did not \
+                 change; `bash scripts/train-profile.sh {name}` trains it again",
+                trained_on.display(),
+                if recorded.is_empty() {
+                    "missing".to_string()
+                } else {
+                    format!("{recorded}, this build's {base}")
+                }
+            );
+        }
+        let mut digest = Key::new("profile");
+        digest.add("profdata", &bytes);
+        Profile::Use {
+            path,
+            digest: digest.hex(),
+        }
+    }
+
+    /// What a profile of configuration `cfg` is trained on, independent of
+    /// where the repository lies: the DUT's sources, the shim, the
+    /// parameters, the Verilator and the compiler's version.
+    fn profile_base(&self, cfg: &HwConfig, fast: &cc::Build) -> String {
+        let mut key = Key::new("profile-base-1");
+        key.add("name", cfg.name.as_bytes());
+        for file in recipe::model_sources(&self.root).unwrap_or_else(|e| fail(&e)) {
+            key.add_file(&file, &self.root.join(&file))
+                .unwrap_or_else(|e| fail(&e));
+        }
+        // The shim too: its tick is compiled with the model, and hot.
+        for file in recipe::shim_files(&self.root).unwrap_or_else(|e| fail(&e)) {
+            key.add_file(&file, &self.root.join(&file))
+                .unwrap_or_else(|e| fail(&e));
+        }
+        key.add("params", format!("{:?}", cfg.param_list()).as_bytes());
+        key.add("verilator", self.verilator.version_text.as_bytes());
+        let identity = compiler_identity(fast);
+        let version = identity.lines().nth(1).unwrap_or("");
+        key.add("compiler", version.as_bytes());
+        key.hex()
     }
 
     /// The archive `lib<lib>.a` of the entry `name`-`key`, built by `build`
@@ -600,8 +731,28 @@ impl Builder {
                 "PCCX_FIFO_DEPTH",
                 cfg.param("FIFO_DEPTH").to_string().as_str(),
             );
+        // Profile-guided optimisation of the fast code (coverage builds
+        // never): instrumented, with the committed profile, or neither.
+        let profile = if coverage {
+            Profile::Off
+        } else {
+            self.profile(cfg, &name, &fast)
+        };
+        match &profile {
+            Profile::Off => {}
+            Profile::Generate => {
+                fast.flag("-fprofile-instr-generate");
+            }
+            Profile::Use { path, .. } => {
+                fast.flag(format!("-fprofile-instr-use={}", path.display()));
+            }
+        }
         let mut build_inputs = self.common_inputs(&[("c++ slow", &slow), ("c++ fast", &fast)]);
         build_inputs.push(("verilator args", verilator_args.join(" ")));
+        if let Profile::Use { digest, .. } = &profile {
+            // The flag names the file; its contents are the input.
+            build_inputs.push(("profile", digest.clone()));
+        }
         let key = recipe::model_key(RECIPE, &self.root, &name, &cfg.param_list(), &build_inputs)
             .unwrap_or_else(|e| fail(&e));
         let lib = format!("pccx_model_{name}");

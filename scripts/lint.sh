@@ -7,6 +7,14 @@
 # Waivers live in the RTL, each next to the reason for it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The Verilator file of every manifest in the tree (hw/dut.json's is
+# hw/verilator.f), relative to the manifest's folder.
+files=()
+while IFS= read -r manifest; do
+  f=$(sed -n 's/.*"verilator_file": *"\([^"]*\)".*/\1/p' "$manifest")
+  [ -n "$f" ] || { echo "lint: $manifest names no verilator_file" >&2; exit 2; }
+  files+=("$(dirname "${manifest#"$top"/}")/$f")
+done < <(find "$top/hw" -name 'dut*.json' | sort)
 for cfg in "$top"/hw/configs/*.cfg; do
   params=()
   while IFS='=' read -r key value; do
@@ -16,8 +24,7 @@ for cfg in "$top"/hw/configs/*.cfg; do
     [ -n "$key" ] && params+=("-G$key=$value")
   done < <(grep -v '^\s*#' "$cfg" | sed '/^\s*$/d')
   echo "lint: $(basename "$cfg" .cfg) ${params[*]}"
-  for f in hw/verilator.f hw/wrap/verilator.f hw/wrap/verilator-slow.f \
-    hw/approx/verilator.f hw/approx/verilator-bug.f; do
+  for f in "${files[@]}"; do
     verilator --lint-only -F "$top/$f" "${params[@]}"
   done
 done

@@ -35,18 +35,20 @@ verilator_ok || need_install=1
 libclang_ok || need_install=1
 command -v g++ >/dev/null 2>&1 || need_install=1
 command -v chromium >/dev/null 2>&1 || need_install=1
+# llvm-profdata: scripts/train-profile.sh merges clang's raw profiles with it.
+command -v llvm-profdata >/dev/null 2>&1 || need_install=1
 # zlib and lz4 headers: the FST writer of Verilator's runtime compresses
 # with zlib (every version) and lz4 (5.048 and newer, docs/build.md).
 [ -f /usr/include/zlib.h ] || need_install=1
 [ -f /usr/include/lz4.h ] || need_install=1
 
 if [ "$need_install" = 1 ]; then
-  echo "setup: installing verilator, clang, libclang-dev, g++, make, zlib1g-dev, liblz4-dev, chromium"
+  echo "setup: installing verilator, clang, libclang-dev, llvm, g++, make, zlib1g-dev, liblz4-dev, chromium"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq verilator clang libclang-dev g++ make zlib1g-dev liblz4-dev chromium >/dev/null
+  $SUDO apt-get install -y -qq verilator clang libclang-dev llvm g++ make zlib1g-dev liblz4-dev chromium >/dev/null
 fi
 
 if ! verilator_ok; then

@@ -10,6 +10,8 @@ mod common;
 use common::{on_other_dut, tiny_case as case};
 use pccx_cosim::env::numerics::NumericsMode;
 use pccx_cosim::scoreboard::{CheckKind, Difference, Outcome};
+use pccx_golden::asm::Item;
+use pccx_golden::isa::{decode, Decoded, Instr};
 use pccx_golden::model::Observation;
 
 fn run(manifest: &str, level: Observation, seed: u64) -> Outcome {
@@ -51,4 +53,63 @@ fn a_bug_past_the_profiles_bound_is_caught() {
         let m = outcome.first_mismatch.expect("2 ULP is past the bound");
         assert_eq!(m.kind, CheckKind::L2Writes, "seed {seed}: {m:?}");
     }
+}
+
+/// Seeds of tiny whose programs move weights through both streams, under
+/// ideal and stalled I/O alike (the case's own I/O seed decides).
+const WEIGHT_SEEDS: std::ops::RangeInclusive<u64> = 1..=6;
+
+#[test]
+fn weight_ports_of_another_count_and_width_match_through_the_adapter() {
+    // hw/wrap/dut-4x64.json: each beat's halves on a stream's two 64-bit
+    // ports; hw/wrap/dut-4x128.json: a stream's beats in turn on its two
+    // 128-bit ports (the public pccx project's four ports).
+    for manifest in ["hw/wrap/dut-4x64.json", "hw/wrap/dut-4x128.json"] {
+        let mut weight_instructions = 0;
+        for seed in WEIGHT_SEEDS {
+            let case = case(seed);
+            let outcome = on_other_dut(
+                manifest,
+                Observation::BlackBox,
+                NumericsMode::Declared,
+                None,
+                &case,
+            )
+            .expect("no infrastructure error");
+            assert!(
+                outcome.first_mismatch.is_none(),
+                "{manifest}, seed {seed}: {:?}",
+                outcome.first_mismatch
+            );
+            weight_instructions += case
+                .program
+                .items
+                .iter()
+                .filter(|i| {
+                    matches!(i, Item::Instr(w) if matches!(
+                        decode(*w),
+                        Decoded::Legal(Instr::Gemv(_) | Instr::Gemm(_))
+                    ))
+                })
+                .count();
+        }
+        assert!(
+            weight_instructions > 0,
+            "{manifest}: no GEMV or GEMM ran: the weight ports were not tried"
+        );
+    }
+}
+
+#[test]
+fn weight_port_pieces_in_the_wrong_order_are_caught() {
+    // hw/wrap/dut-4x64-swapped.json: the gearbox puts each beat's halves
+    // the wrong way round; the weights reach the engines corrupted.
+    let failed = WEIGHT_SEEDS
+        .filter(|&seed| {
+            run("hw/wrap/dut-4x64-swapped.json", Observation::BlackBox, seed)
+                .first_mismatch
+                .is_some()
+        })
+        .count();
+    assert!(failed > 0, "no seed saw the swapped halves");
 }

@@ -106,6 +106,89 @@ pub struct Interface {
     pub status: Status,
     #[serde(default)]
     pub clocks: Clocks,
+    #[serde(default)]
+    pub weights: Weights,
+}
+
+/// The weight-stream ports: how many, how wide, and which of the two
+/// streams (GEMM's matrix stream 0, GEMV's vector stream 1) each carries.
+/// A stream's 128-bit beats are cut into `128 / bits` pieces, lowest bits
+/// first, and its pieces dealt to its ports in turn, in port order
+/// (harness/rtl/weight_lanes.rs; docs/dut-contract.md, "Adapters").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "WeightsField")]
+pub struct Weights {
+    pub ports: u32,
+    pub bits: u32,
+    /// Bit p: port p carries the vector (GEMV) stream.
+    pub gemv_ports: u32,
+}
+
+impl Default for Weights {
+    /// pccx_top's: two ports of 128 bits, GEMM's then GEMV's.
+    fn default() -> Weights {
+        Weights {
+            ports: 2,
+            bits: 128,
+            gemv_ports: 0b10,
+        }
+    }
+}
+
+/// One of the two weight streams, as `interface.weights.streams` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeightStream {
+    Gemm,
+    Gemv,
+}
+
+/// `interface.weights` as written: `{"bits": 64, "streams": ["gemm", ...]}`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WeightsField {
+    bits: u32,
+    streams: Vec<WeightStream>,
+}
+
+/// The most weight ports the shim has room for (pccx_shim.h).
+pub const MAX_WEIGHT_PORTS: usize = 8;
+
+impl TryFrom<WeightsField> for Weights {
+    type Error = String;
+
+    fn try_from(f: WeightsField) -> Result<Weights, String> {
+        if ![32, 64, 128].contains(&f.bits) {
+            return Err(format!(
+                "`bits` is {}: a weight port is 32, 64 or 128 bits wide (a 128-bit beat in whole pieces)",
+                f.bits
+            ));
+        }
+        if f.streams.is_empty() || f.streams.len() > MAX_WEIGHT_PORTS {
+            return Err(format!(
+                "`streams` names {} ports: the harness drives 1 to {MAX_WEIGHT_PORTS}",
+                f.streams.len()
+            ));
+        }
+        for (stream, name) in [(WeightStream::Gemm, "gemm"), (WeightStream::Gemv, "gemv")] {
+            if !f.streams.contains(&stream) {
+                return Err(format!(
+                    "`streams` gives no port to the `{name}` stream: each stream needs one"
+                ));
+            }
+        }
+        let gemv_ports = f
+            .streams
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == WeightStream::Gemv)
+            .fold(0, |mask, (p, _)| mask | 1 << p);
+        Ok(Weights {
+            ports: f.streams.len() as u32,
+            bits: f.bits,
+            gemv_ports,
+        })
+    }
 }
 
 /// The command port: how an instruction word reaches the NPU.
@@ -368,21 +451,21 @@ pub const ROLES: &[Role] = &[
         Dir::In,
         2,
         BLACK_BOX,
-        "weight stream valid, per stream",
+        "weight stream valid, per port",
     ),
     role(
         "ws_ready",
         Dir::Out,
         2,
         BLACK_BOX,
-        "weight stream ready, per stream",
+        "weight stream ready, per port",
     ),
     role(
         "ws_data",
         Dir::In,
         256,
         BLACK_BOX,
-        "weight stream beats, 128 bits per stream",
+        "weight stream beats, `interface.weights.bits` per port",
     ),
     role(
         "ret_valid",
@@ -616,6 +699,12 @@ impl Manifest {
                 m.level
             ));
         }
+        if m.level.0 == FULL && m.interface.weights != Weights::default() {
+            return Err(format!(
+                "{file}: field `interface.weights`: the `full` level needs pccx_top's two \
+                 128-bit ports, GEMM's then GEMV's (its `ws_seq` tap is per stream)"
+            ));
+        }
         if m.level.0 == FULL && m.back_door.is_none() {
             return Err(format!(
                 "{file}: field `back_door` is missing: the `full` level reads the shape \
@@ -629,6 +718,7 @@ impl Manifest {
     /// width this interface gives it.
     pub fn needed(&self) -> impl Iterator<Item = Role> + '_ {
         let data = self.interface.command.data_bits();
+        let weights = self.interface.weights;
         ROLES
             .iter()
             .filter(|r| r.level <= self.level.0)
@@ -637,6 +727,14 @@ impl Manifest {
                 "wdata" | "rdata" => Role { bits: data, ..*r },
                 "wstrb" => Role {
                     bits: data / 8,
+                    ..*r
+                },
+                "ws_valid" | "ws_ready" => Role {
+                    bits: weights.ports,
+                    ..*r
+                },
+                "ws_data" => Role {
+                    bits: weights.ports * weights.bits,
                     ..*r
                 },
                 _ => *r,
@@ -705,6 +803,12 @@ impl Manifest {
             (
                 "PCCX_TWO_CLOCKS".into(),
                 flag(i.clocks == Clocks::CoreAndHalfRateAxi),
+            ),
+            ("PCCX_WS_PORTS".into(), i.weights.ports.to_string()),
+            ("PCCX_WS_BITS".into(), i.weights.bits.to_string()),
+            (
+                "PCCX_WS_GEMV_PORTS".into(),
+                i.weights.gemv_ports.to_string(),
             ),
         ]);
         if let Some(bd) = &self.back_door {
@@ -876,6 +980,65 @@ mod tests {
         let ports = v["ports"].as_object_mut().unwrap();
         ports.retain(|k, _| ROLES.iter().any(|r| r.name == k && r.level == BLACK_BOX));
         v.to_string()
+    }
+
+    #[test]
+    fn weight_ports_of_another_count_and_width_are_read_checked_and_refused_by_field() {
+        let black_box = only_black_box_roles(
+            &default_text().replace("\"level\": \"full\"", "\"level\": \"black-box\""),
+        );
+        let mut v: serde_json::Value = serde_json::from_str(&black_box).unwrap();
+        v["interface"] = serde_json::json!({"weights": {"bits": 64, "streams": ["gemm", "gemm", "gemv", "gemv"]}});
+        let m = parse(&v.to_string()).unwrap();
+        assert_eq!(
+            m.interface.weights,
+            Weights {
+                ports: 4,
+                bits: 64,
+                gemv_ports: 0b1100
+            }
+        );
+        let widths: Vec<(&str, u32)> = m
+            .needed()
+            .filter(|r| r.name.starts_with("ws_"))
+            .map(|r| (r.name, r.bits))
+            .collect();
+        assert_eq!(widths, [("ws_valid", 4), ("ws_ready", 4), ("ws_data", 256)]);
+        let defines = m.shim_defines();
+        for d in [
+            ("PCCX_WS_PORTS", "4"),
+            ("PCCX_WS_BITS", "64"),
+            ("PCCX_WS_GEMV_PORTS", "12"),
+        ] {
+            assert!(defines.contains(&(d.0.into(), d.1.into())), "{d:?}");
+        }
+        for (weights, says) in [
+            (
+                serde_json::json!({"bits": 48, "streams": ["gemm", "gemv"]}),
+                "field `interface.weights`: `bits` is 48",
+            ),
+            (
+                serde_json::json!({"bits": 64, "streams": ["gemm", "gemm"]}),
+                "gives no port to the `gemv` stream",
+            ),
+            (
+                serde_json::json!({"bits": 64, "streams": ["gemm", "gemv", "dma"]}),
+                "unknown variant `dma`",
+            ),
+        ] {
+            v["interface"]["weights"] = weights;
+            let e = parse(&v.to_string()).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+        // At full, only pccx_top's two 128-bit ports (ws_seq is per stream).
+        let mut full: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        full["interface"] =
+            serde_json::json!({"weights": {"bits": 128, "streams": ["gemm", "gemv", "gemv"]}});
+        let e = parse(&full.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `interface.weights`: the `full` level needs pccx_top's two"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod host_port;
 pub mod model_override;
 pub mod recipe;
 pub mod verilator;
+pub mod weight_lanes;
 pub mod weight_port;
 
 use pccx_golden::model::CycleBudget;
@@ -53,6 +54,9 @@ pub struct RtlModel {
     cycle: u64,
     host: HostPort,
     weights: WeightPort,
+    /// The DUT's own weight ports, when they are not pccx_top's two of
+    /// 128 bits (harness/rtl/weight_lanes.rs).
+    lanes: Option<weight_lanes::WeightLanes>,
     events: Vec<Event>,
     latched: u64,
     /// Writes to the instruction's high word (0x04) begun: the NPU can
@@ -251,6 +255,17 @@ impl RtlModel {
             cycle: 0,
             host: HostPort::new(timing),
             weights: WeightPort::new(),
+            lanes: {
+                let default = (2, 128, 0b10);
+                let shape = (ops.weight_ports, ops.weight_bits, ops.weight_gemv_ports);
+                (shape != default).then(|| {
+                    weight_lanes::WeightLanes::new(
+                        ops.weight_ports as usize,
+                        ops.weight_bits,
+                        ops.weight_gemv_ports,
+                    )
+                })
+            },
             events: Vec::new(),
             latched: 0,
             instr_writes: 0,
@@ -335,10 +350,21 @@ impl RtlModel {
         self.inputs.acp_req_ready = u8::from(self.host.request_ready());
         self.inputs.acp_rsp_valid = u8::from(response.is_some());
         self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
-        for s in 0..weight_port::NUM_STREAMS {
-            let (valid, beat) = self.weights.offer(s);
-            self.inputs.ws_valid[s] = u8::from(valid);
-            self.inputs.ws_data[s] = split(beat);
+        match &mut self.lanes {
+            None => {
+                for s in 0..weight_port::NUM_STREAMS {
+                    let (valid, beat) = self.weights.offer(s);
+                    self.inputs.ws_valid[s] = u8::from(valid);
+                    self.inputs.ws_data[s] = split(beat);
+                }
+            }
+            Some(lanes) => {
+                for p in 0..lanes.ports() {
+                    let (valid, piece) = lanes.offer(p, &mut self.weights);
+                    self.inputs.ws_valid[p] = u8::from(valid);
+                    self.inputs.ws_data[p] = split(piece);
+                }
+            }
         }
         self.inputs.cycle = self.cycle;
         if self.wave.is_some() {
@@ -436,7 +462,22 @@ impl RtlModel {
             self.host.response_taken();
             progress = true;
         }
-        for s in 0..weight_port::NUM_STREAMS {
+        if let Some(lanes) = &mut self.lanes {
+            // Below full (dut.rs): every piece is progress.
+            let mut starved = [false; weight_port::NUM_STREAMS];
+            for p in 0..lanes.ports() {
+                if i.ws_valid[p] != 0 && o.ws_ready[p] != 0 {
+                    lanes.taken(p, &mut self.weights);
+                    progress = true;
+                } else if o.ws_ready[p] != 0 {
+                    starved[lanes.stream_of(p)] = true;
+                }
+            }
+            for (s, _) in starved.iter().enumerate().filter(|(_, s)| **s) {
+                self.weights.starved(s);
+            }
+        }
+        for s in (0..weight_port::NUM_STREAMS).filter(|_| self.lanes.is_none()) {
             if i.ws_valid[s] != 0 && o.ws_ready[s] != 0 {
                 let taken = self.weights.taken(s, o.ws_seq[s]);
                 // Without the `ws_seq` sideband (below full) every beat is
@@ -902,6 +943,9 @@ impl NpuModel for RtlModel {
         self.cycle = 0;
         self.host.restart();
         self.weights.restart();
+        if let Some(lanes) = &mut self.lanes {
+            lanes.restart();
+        }
         self.started.clear();
         self.status_changes.clear();
         self.events.clear();
@@ -1069,14 +1113,28 @@ impl NpuModel for RtlModel {
 
     fn drain(&mut self) -> Result<(), ModelError> {
         if !self.has_retire_tap() {
-            return self.drain_by_polling();
+            self.drain_by_polling()?;
+        } else {
+            self.idle_since_progress = 0;
+            while self.retired < self.latched {
+                self.tick();
+                self.check_watchdog("draining: waiting for every latched instruction to retire")?;
+            }
         }
-        self.idle_since_progress = 0;
-        while self.retired < self.latched {
-            self.tick();
-            self.check_watchdog("draining: waiting for every latched instruction to retire")?;
+        // Every instruction has retired: a beat of which the DUT took only
+        // some pieces is a beat no instruction finished.
+        match self
+            .lanes
+            .as_ref()
+            .and_then(|l| l.partial().map(|p| (p, l.bits())))
+        {
+            Some(((stream, pieces), bits)) => Err(ModelError::Protocol(format!(
+                "weight stream {stream}: every instruction retired with {pieces} pieces of {bits} \
+                 bits taken from it, part of a 128-bit beat (cycle {})",
+                self.program_cycle()
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn take_events(&mut self) -> Vec<Event> {

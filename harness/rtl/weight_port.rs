@@ -120,6 +120,30 @@ impl WeightPort {
         u64::from(count)
     }
 
+    /// For a port of [`super::weight_lanes`], each its own AXI-Stream: under
+    /// stall I/O, whether a port that offers nothing offers its piece from
+    /// the coming cycle on (one draw of the schedule); always under ideal.
+    pub fn draw_offer(&mut self) -> bool {
+        match &mut self.stall {
+            Some((_, rng)) => rng.below(100) >= STREAM_EMPTY_PCT,
+            None => true,
+        }
+    }
+
+    pub fn stalls(&self) -> bool {
+        self.stall.is_some()
+    }
+
+    /// Beat `index` of `stream`.
+    pub fn beat_at(&self, stream: usize, index: u64) -> u128 {
+        self.source.beat(stream, index)
+    }
+
+    /// The beats of `stream` consumed so far, counted by the lanes.
+    pub fn set_consumed(&mut self, stream: usize, beats: u64) {
+        self.next[stream] = beats;
+    }
+
     /// The engine on `stream` was ready in a cycle when no beat was offered.
     pub fn starved(&mut self, stream: usize) {
         self.starved[stream] += 1;

@@ -14,7 +14,17 @@ module pccx_wrap_top
   // The wrapper's own: core cycles the command master rests after each
   // command. 0 here; hw/wrap/verilator-slow.f sets it for the test of the
   // cycle budget (a host bridge too slow for its DUT's declared timing).
-  parameter int CMD_GAP = 0
+  parameter int CMD_GAP = 0,
+  // The weight ports: WS_PER_STREAM ports per stream (GEMM's first, then
+  // GEMV's) of WS_BITS each. 1 x 128 here, pccx_top's own; 2 x 64 (each
+  // beat's low half on a stream's first port, its high half on the second)
+  // and 2 x 128 (beats in turn on the two) in hw/wrap/verilator-4x*.f, for
+  // the harness's adapter of such ports (docs/dut-contract.md, "Adapters").
+  parameter int WS_BITS = 128,
+  parameter int WS_PER_STREAM = 1,
+  // A planted bug of the 2 x 64 gearbox, for the test that the adapter's
+  // order is checked: 1 puts the halves the wrong way round.
+  parameter int WS_SWAP_HALVES = 0
 ) (
   input  logic         core_clk,
   input  logic         axi_clk,
@@ -46,10 +56,11 @@ module pccx_wrap_top
   input  logic         m_acp_rsp_valid,
   output logic         m_acp_rsp_ready,
   input  logic [127:0] m_acp_rsp_rdata,
-  // weight streams (core_clk): 0 matrix, 1 vector, 128 bits each
-  input  logic [1:0]   s_axis_w_tvalid,
-  output logic [1:0]   s_axis_w_tready,
-  input  logic [255:0] s_axis_w_tdata
+  // weight streams (core_clk): WS_PER_STREAM ports of the matrix stream,
+  // then as many of the vector stream
+  input  logic [2*WS_PER_STREAM-1:0]         s_axis_w_tvalid,
+  output logic [2*WS_PER_STREAM-1:0]         s_axis_w_tready,
+  input  logic [2*WS_PER_STREAM*WS_BITS-1:0] s_axis_w_tdata
 );
   localparam logic [1:0] RESP_OKAY   = 2'b00;
   localparam logic [1:0] RESP_SLVERR = 2'b10;
@@ -74,6 +85,10 @@ module pccx_wrap_top
   end
   assign axi_rst_n  = axi_rst_q[1];
   assign core_rst_n = core_rst_q[1];
+
+  // pccx_top's two weight streams, fed from the weight ports (below).
+  logic [1:0]   ws_valid, ws_ready;
+  logic [255:0] ws_data;
 
   // ---- clock-domain crossings ---------------------------------------------------
   // Commands (axi -> core): {is_clear, instruction word}. One FIFO for kicks
@@ -227,7 +242,7 @@ module pccx_wrap_top
     /* verilator lint_on PINCONNECTEMPTY */
     .acp_rsp_valid (m_acp_rsp_valid), .acp_rsp_ready (m_acp_rsp_ready),
     .acp_rsp_rdata (m_acp_rsp_rdata),
-    .ws_valid (s_axis_w_tvalid), .ws_ready (s_axis_w_tready), .ws_data (s_axis_w_tdata),
+    .ws_valid (ws_valid), .ws_ready (ws_ready), .ws_data (ws_data),
     /* verilator lint_off PINCONNECTEMPTY */
     // Observation taps: a black box shows none. Only the retire valids (for
     // the retired count) and status_o are used, inside the wrapper.
@@ -336,4 +351,36 @@ module pccx_wrap_top
       if (st_wr_en) last_sent <= cur;
     end
   end
+  // ---- weight ports to pccx_top's two 128-bit streams (core_clk) ----
+  // No storage: a beat moves when pccx_top takes it, so the ports run at
+  // its rate (ready may wait for valid, as AXI-Stream allows).
+  for (genvar st = 0; st < 2; st++) begin : g_ws
+    localparam int P = st * WS_PER_STREAM;  // the stream's first port
+    if (WS_PER_STREAM == 1 && WS_BITS == 128) begin : g_direct
+      assign ws_valid[st] = s_axis_w_tvalid[P];
+      assign ws_data[st*128 +: 128] = s_axis_w_tdata[P*128 +: 128];
+      assign s_axis_w_tready[P] = ws_ready[st];
+    end else if (WS_PER_STREAM == 2 && WS_BITS == 64) begin : g_halves
+      wire [63:0] lo = s_axis_w_tdata[P*64 +: 64];
+      wire [63:0] hi = s_axis_w_tdata[(P+1)*64 +: 64];
+      assign ws_valid[st] = s_axis_w_tvalid[P] & s_axis_w_tvalid[P+1];
+      assign ws_data[st*128 +: 128] = (WS_SWAP_HALVES != 0) ? {lo, hi} : {hi, lo};
+      assign s_axis_w_tready[P]   = ws_ready[st] & ws_valid[st];
+      assign s_axis_w_tready[P+1] = ws_ready[st] & ws_valid[st];
+    end else if (WS_PER_STREAM == 2 && WS_BITS == 128) begin : g_turns
+      logic turn;  // the port whose beat is next
+      always_ff @(posedge core_clk or negedge core_rst_n) begin
+        if (!core_rst_n) turn <= 1'b0;
+        else if (ws_valid[st] && ws_ready[st]) turn <= ~turn;
+      end
+      assign ws_valid[st] = s_axis_w_tvalid[P + int'(turn)];
+      assign ws_data[st*128 +: 128] = s_axis_w_tdata[(P + int'(turn))*128 +: 128];
+      assign s_axis_w_tready[P]   = ws_ready[st] & ~turn;
+      assign s_axis_w_tready[P+1] = ws_ready[st] & turn;
+    end else begin : g_unsupported
+      initial $fatal(1, "pccx_wrap_top: weight ports of %0d x %0d bits per stream are not built",
+                     WS_PER_STREAM, WS_BITS);
+    end
+  end
+
 endmodule

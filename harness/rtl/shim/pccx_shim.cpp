@@ -38,7 +38,8 @@
 #define PCCX_PORT(role) PCCX_PORT_##role
 #define PCCX_ROOT PCCX_CAT(PCCX_PREFIX, ___024root)
 
-#if !defined(PCCX_LEVEL) || !defined(PCCX_AXIL_BITS) || !defined(PCCX_TWO_CLOCKS)
+#if !defined(PCCX_LEVEL) || !defined(PCCX_AXIL_BITS) || !defined(PCCX_TWO_CLOCKS) || \
+    !defined(PCCX_WS_PORTS) || !defined(PCCX_WS_BITS) || !defined(PCCX_WS_GEMV_PORTS)
 #error "the DUT manifest's defines (harness/rtl/dut.rs, shim_defines) are missing"
 #endif
 // The levels (0 black box, 1 retire, 2 full): a role of a higher level than
@@ -188,6 +189,37 @@ void set_wide128(VlWide<4> &dst, const uint64_t src[2]) { std::memcpy(dst.data()
 
 void get_wide128(const VlWide<4> &src, uint64_t dst[2]) { std::memcpy(dst, src.data(), 16); }
 
+// The weight ports' data, port p's low PCCX_WS_BITS bits at p *
+// PCCX_WS_BITS: pccx_top's two 128-bit streams are one copy; any other
+// shape is put together 32-bit word by word (the widths, 32, 64 or 128,
+// are whole words), into a wide signal or a plain integer.
+static_assert(PCCX_WS_PORTS >= 1 && PCCX_WS_PORTS <= PCCX_MAX_WEIGHT_PORTS, "weight ports");
+static_assert(PCCX_WS_BITS == 32 || PCCX_WS_BITS == 64 || PCCX_WS_BITS == 128, "weight port width");
+template <std::size_t N>
+void set_weight_data(VlWide<N> &dst, const uint64_t (*src)[2]) {
+  static_assert(N * 32 == PCCX_WS_PORTS * PCCX_WS_BITS, "ws_data is weight_ports x weight_bits");
+  if (PCCX_WS_BITS == 128) {
+    std::memcpy(dst.data(), src, N * 4);
+    return;
+  }
+  constexpr int words = PCCX_WS_BITS / 32;
+  for (int p = 0; p < PCCX_WS_PORTS; p++) {
+    for (int w = 0; w < words; w++) {
+      dst[p * words + w] = static_cast<uint32_t>(src[p][w / 2] >> (32 * (w % 2)));
+    }
+  }
+}
+template <typename T>
+void set_weight_data(T &dst, const uint64_t (*src)[2]) {
+  static_assert(sizeof(T) * 8 >= PCCX_WS_PORTS * PCCX_WS_BITS, "ws_data is weight_ports x weight_bits");
+  uint64_t v = 0;
+  for (int p = 0; p < PCCX_WS_PORTS; p++) {
+    const uint64_t piece = PCCX_WS_BITS == 64 ? src[p][0] : (src[p][0] & 0xFFFFFFFFu);
+    v |= piece << ((p * PCCX_WS_BITS) % 64);
+  }
+  dst = static_cast<T>(v);
+}
+
 // Bits [lsb, lsb + width) of a Verilator wide signal of n_words words,
 // width <= 32.
 uint32_t wide_field(const uint32_t *words, int n_words, int lsb, int width) {
@@ -215,9 +247,10 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->PCCX_PORT(acp_req_ready) = in->acp_req_ready;
   top->PCCX_PORT(acp_rsp_valid) = in->acp_rsp_valid;
   set_wide128(top->PCCX_PORT(acp_rsp_rdata), in->acp_rsp_rdata);
-  top->PCCX_PORT(ws_valid) = in->ws_valid[0] | (in->ws_valid[1] << 1);
-  static_assert(sizeof(top->PCCX_PORT(ws_data)) == sizeof(in->ws_data), "ws_data is 2 x 128 bits");
-  std::memcpy(top->PCCX_PORT(ws_data).data(), in->ws_data, sizeof(in->ws_data));
+  uint32_t ws_valid = 0;
+  for (int p = 0; p < PCCX_WS_PORTS; p++) ws_valid |= uint32_t(in->ws_valid[p]) << p;
+  top->PCCX_PORT(ws_valid) = ws_valid;
+  set_weight_data(top->PCCX_PORT(ws_data), in->ws_data);
 #if PCCX_FULL_TAPS
   top->PCCX_PORT(bd_tbl_we) = in->bd_tbl_we;
   top->PCCX_PORT(bd_tbl_entry) = in->bd_tbl_entry;
@@ -245,8 +278,8 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->acp_req_addr = top->PCCX_PORT(acp_req_addr);
   get_wide128(top->PCCX_PORT(acp_req_wdata), out->acp_req_wdata);
   out->acp_rsp_ready = top->PCCX_PORT(acp_rsp_ready);
-  for (int s = 0; s < PCCX_NUM_STREAMS; s++) {
-    out->ws_ready[s] = (top->PCCX_PORT(ws_ready) >> s) & 1;
+  for (int p = 0; p < PCCX_WS_PORTS; p++) {
+    out->ws_ready[p] = (top->PCCX_PORT(ws_ready) >> p) & 1;
   }
   out->bus_edge = axi_rises(top);
 #if PCCX_RETIRE_TAP
@@ -466,6 +499,7 @@ const pccx_sim_ops ops = {
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
     coverage_write,        l2_data,       randomize_state, assert_name, assert_scope, assert_also, assert_enable,
     PCCX_LEVEL,            PCCX_AXIL_BITS, PCCX_PUSH_KICK, PCCX_STATUS_FIFO, PCCX_HAS_BACK_DOOR, PCCX_TWO_CLOCKS,
+    PCCX_WS_PORTS,         PCCX_WS_BITS,  PCCX_WS_GEMV_PORTS,
 };
 
 }  // namespace

@@ -25,6 +25,9 @@ extern "C" {
 #define PCCX_NUM_L2W 4    /* observed L2 write ports: 0 MEM, 1 GEMV, 2 GEMM, 3 CVO */
 #define PCCX_NUM_STREAMS 2 /* weight streams: 0 matrix (GEMM), 1 vector (GEMV) */
 #define PCCX_NUM_ENGINES 5 /* GEMV GEMM MEM MEMSET CVO */
+/* weight-stream ports of a DUT: each carries pieces of one stream
+ * (harness/rtl/weight_lanes.rs); pccx_top has two, one per stream */
+#define PCCX_MAX_WEIGHT_PORTS 8
 
 typedef struct pccx_inputs {
   /* AXI-Lite master side */
@@ -41,9 +44,10 @@ typedef struct pccx_inputs {
   uint8_t acp_req_ready;
   uint8_t acp_rsp_valid;
   uint64_t acp_rsp_rdata[2];
-  /* weight streams */
-  uint8_t ws_valid[PCCX_NUM_STREAMS];
-  uint64_t ws_data[PCCX_NUM_STREAMS][2];
+  /* weight-stream ports (weight_ports of them; the low weight_bits of each
+   * beat) */
+  uint8_t ws_valid[PCCX_MAX_WEIGHT_PORTS];
+  uint64_t ws_data[PCCX_MAX_WEIGHT_PORTS][2];
   /* backdoor write ports, used while idle */
   uint8_t bd_tbl_we;
   uint8_t bd_tbl_entry;
@@ -70,8 +74,8 @@ typedef struct pccx_outputs {
   uint64_t acp_req_wdata[2];
   uint32_t acp_req_seq;
   uint8_t acp_rsp_ready;
-  uint8_t ws_ready[PCCX_NUM_STREAMS];
-  uint32_t ws_seq[PCCX_NUM_STREAMS];
+  uint8_t ws_ready[PCCX_MAX_WEIGHT_PORTS];
+  uint32_t ws_seq[PCCX_NUM_STREAMS]; /* full level: per stream, two ports */
   uint8_t latch_valid;
   uint32_t latch_seq;
   uint64_t latch_word;
@@ -157,13 +161,18 @@ typedef struct pccx_sim_ops {
    * instruction is pushed and kicked (else two 32-bit writes), whether
    * status comes through a FIFO (else registers), whether it has a back
    * door (else the back-door functions above return -1 or NULL) and two
-   * clocks. */
+   * clocks; its weight-stream ports: how many, their width (32, 64 or
+   * 128 bits) and which carry the vector stream (bit p: port p carries
+   * GEMV's, else GEMM's). */
   uint32_t level;
   uint32_t axil_bits;
   uint32_t push_kick;
   uint32_t status_fifo;
   uint32_t back_door;
   uint32_t two_clocks;
+  uint32_t weight_ports;
+  uint32_t weight_bits;
+  uint32_t weight_gemv_ports;
 } pccx_sim_ops;
 
 #ifdef __cplusplus
