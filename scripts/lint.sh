@@ -15,6 +15,9 @@ while IFS= read -r manifest; do
   [ -n "$f" ] || { echo "lint: $manifest names no verilator_file" >&2; exit 2; }
   files+=("$(dirname "${manifest#"$top"/}")/$f")
 done < <(find "$top/hw" -name 'dut*.json' | sort)
+# One lint per configuration and file, as many at once as there are cores
+# (each is one Verilator process); any failure fails the script.
+jobs=()
 for cfg in "$top"/hw/configs/*.cfg; do
   params=()
   while IFS='=' read -r key value; do
@@ -25,7 +28,9 @@ for cfg in "$top"/hw/configs/*.cfg; do
   done < <(grep -v '^\s*#' "$cfg" | sed '/^\s*$/d')
   echo "lint: $(basename "$cfg" .cfg) ${params[*]}"
   for f in "${files[@]}"; do
-    verilator --lint-only -F "$top/$f" "${params[@]}"
+    jobs+=("$top/$f ${params[*]}")
   done
 done
+printf '%s\n' "${jobs[@]}" |
+  xargs -P "$(nproc)" -L 1 sh -c 'verilator --lint-only -F "$@" || { echo "lint: failed: $*" >&2; exit 255; }' lint
 echo "lint: clean"
