@@ -197,7 +197,7 @@ fn main() {
         // again, which builds the entry again, before anything links it.
         println!("cargo:rerun-if-changed={}", archive.path.display());
     }
-    if env::var("PCCX_PROFILE_GENERATE").is_ok_and(|v| v == "1") {
+    if profile_generate() {
         // The instrumented code's runtime, after the archives that use it;
         // `-u` pulls in its part that writes the profile at exit, as clang's
         // own driver does.
@@ -460,6 +460,11 @@ fn compiler_identity(b: &cc::Build) -> String {
 /// on), written by scripts/train-profile.sh.
 const PROFILES: &str = "hw/profiles";
 
+/// `PCCX_PROFILE_GENERATE=1`: the models instrumented for training.
+fn profile_generate() -> bool {
+    env::var("PCCX_PROFILE_GENERATE").is_ok_and(|v| v == "1")
+}
+
 /// What profile-guided optimisation does to one model's fast code.
 enum Profile {
     Off,
@@ -555,11 +560,11 @@ impl Builder {
     /// for want of clang, or with a profile trained on other inputs, says so.
     fn profile(&self, cfg: &HwConfig, name: &str, fast: &cc::Build) -> Profile {
         let clang = fast.get_compiler().is_like_clang();
-        let base = self.profile_base(cfg, fast);
-        if env::var("PCCX_PROFILE_GENERATE").is_ok_and(|v| v == "1") {
+        if profile_generate() {
             if !clang {
                 fail("PCCX_PROFILE_GENERATE=1 needs clang as the models' compiler (unset CXX)");
             }
+            let base = self.profile_base(cfg, fast);
             let record = self.cache.join(format!("profile-base-{name}.txt"));
             let _ = fs::create_dir_all(&self.cache);
             fs::write(&record, format!("{base}\n"))
@@ -578,6 +583,8 @@ impl Builder {
             );
             return Profile::Off;
         }
+        // Only a build that uses a profile runs the compiler for its version.
+        let base = self.profile_base(cfg, fast);
         let trained_on = self.root.join(PROFILES).join(format!("{name}.base"));
         let recorded = fs::read_to_string(&trained_on).unwrap_or_default();
         let recorded = recorded
