@@ -527,8 +527,9 @@ struct Builder {
     cache: PathBuf,
     verilator: Verilator,
     include: PathBuf,
-    /// L2's array in the Verilated root (pccx_rand_reset.h).
-    l2_name: String,
+    /// L2's array in the Verilated root (pccx_rand_reset.h), when the
+    /// manifest names it.
+    l2_name: Option<String>,
     target: String,
 }
 
@@ -724,7 +725,9 @@ impl Builder {
         let rand_reset = self.root.join("harness/rtl/shim/pccx_rand_reset.h");
         let mut slow = verilated_build(&self.include, "1", coverage);
         slow.flag("-include").flag(rand_reset.to_str().unwrap());
-        slow.define("PCCX_L2_MEM", self.l2_name.as_str());
+        if let Some(l2) = &self.l2_name {
+            slow.define("PCCX_L2_MEM", l2.as_str());
+        }
         let mut fast = verilated_build(&self.include, "2", coverage);
         fast.flag("-include").flag(rand_reset.to_str().unwrap());
         for (name, value) in self.dut.manifest.shim_defines() {
@@ -786,7 +789,7 @@ impl Builder {
                 &self.verilator,
                 &mdir,
                 &prefix,
-                &self.l2_name,
+                self.l2_name.as_deref(),
                 &self.verilator.runtime_files(tracing(), coverage),
             )?;
             // The ports the manifest names, against the top Verilator made.

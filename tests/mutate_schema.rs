@@ -317,7 +317,9 @@ fn mutants_linted_in_batches_get_the_verdict_and_message_each_gets_alone() {
 /// finishes) or breaks the AXI-Lite protocol (a write response nobody asked
 /// for) records a mismatch of that kind for each seed, with its repro file
 /// and shrunk program, goes on to the next seed, and exits 1; the repro
-/// replays to the same failure. The mutants run from the schema through
+/// replays to the same failure. The mutants run from a schema of their
+/// own sites (`--builds subset`: compiled at -O2 with no other guard, so its
+/// campaigns, shrinks and waveform reruns run at the RTL's speed) through
 /// `PCCX_MODEL_OVERRIDE`, as `gate-power` runs them.
 #[test]
 fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_its_repro() {
@@ -327,19 +329,25 @@ fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_it
     let sites = mutate::all_sites(root).expect("mutation sites of hw/rtl");
     let builder =
         build::Builder::new(root, &work, config::by_name("tiny").unwrap()).expect("mutant builder");
-    let built = builder
-        .schema(&sites, None, &|_| {})
-        .expect("the mutant schema");
-    for (id, kind) in [
+    let cases = [
         ("pccx_gemm_engine.sv:277:21:broken-conditional", "hang"),
         ("pccx_axil_slave.sv:48:41:operator-swap", "bus-protocol"),
         ("pccx_scheduler.sv:122:36:broken-conditional", "assertion"),
-    ] {
+    ];
+    let selector_of_id = |id: &str| {
         let k = sites
             .iter()
             .position(|m| m.id() == id)
             .unwrap_or_else(|| panic!("{id} is not a site of hw/rtl any more"));
-        let selector = schema::selector_of(k);
+        schema::selector_of(k)
+    };
+    let only: std::collections::BTreeSet<u32> =
+        cases.iter().map(|(id, _)| selector_of_id(id)).collect();
+    let built = builder
+        .schema(&sites, Some(&only), &|_| {})
+        .expect("the schema of the three sites");
+    for (id, kind) in cases {
+        let selector = selector_of_id(id);
         assert!(
             !built.schema.unguarded.contains_key(&selector),
             "{id} is not guarded in the schema"
@@ -396,9 +404,10 @@ fn a_hang_a_bus_violation_or_a_failed_assertion_of_the_rtl_is_a_mismatch_with_it
 
 /// Every assertion of hw/rtl fires: each one's planted bug (`fired_by` in
 /// harness/scoreboard/assertions.rs) is killed, first by that assertion.
-/// The mutants run through `pccx-cosim mutate` from the schema, whose
-/// report must also say what the scoreboard alone saw; the hand-made edits
-/// are built alone and run as `mutate` runs a mutant (a child process).
+/// The mutants run through `pccx-cosim mutate` from a schema of their own
+/// sites (`--builds subset`), whose report must also say what the
+/// scoreboard alone saw; the hand-made edits run from one schema of the
+/// edits, as `mutate` runs a mutant (a child process).
 #[test]
 fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
     use pccx_cosim::scoreboard::assertions::{FiredBy, ASSERTIONS};
@@ -434,7 +443,7 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
             "--ids",
             list.to_str().unwrap(),
             "--builds",
-            "schema",
+            "subset",
         ])
         .args([
             "--config",
@@ -460,7 +469,7 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
             failures.push(format!("{} by {id}: {:?}", a.name, r.map(|r| &r.result)));
         }
     }
-    // The edits, built alone, two at a time.
+    // The edits, run two at a time.
     let builder =
         build::Builder::new(root, &work.join("e"), config::by_name("tiny").unwrap()).unwrap();
     let options = MutateOptions {
@@ -491,6 +500,14 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
             FiredBy::Mutant(_) => None,
         })
         .collect();
+    // One schema of the edits (a schema behaves as the mutant built alone:
+    // the first test), each edit under selector k + 1; an edit it cannot
+    // guard is built alone.
+    let edit_mutants: Vec<Mutant> = edits.iter().map(|(_, m)| m.clone()).collect();
+    let of_edits = builder
+        .schema(&edit_mutants, None, &|_| {})
+        .expect("the schema of the planted edits");
+    let guarded = of_edits.schema.guarded(edit_mutants.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -498,7 +515,14 @@ fn every_assertion_of_the_rtl_fires_on_its_planted_bug() {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((name, m)) = edits.get(k) else { break };
-                let r = mutate::run_mutant(&options, &builder, m, exe, None);
+                let selector = schema::selector_of(k);
+                let lints = lint::LintBatches::new(&builder, &[], 1);
+                let from_schema = guarded.contains(&selector).then_some((
+                    of_edits.so.as_path(),
+                    selector,
+                    &lints,
+                ));
+                let r = mutate::run_mutant(&options, &builder, m, exe, from_schema);
                 results
                     .lock()
                     .unwrap()
@@ -562,7 +586,7 @@ fn an_equivalent_with_evidence_for_this_rtl_is_not_run_again_and_one_that_dies_l
             .args(["mutate", "--ids", ids.to_str().unwrap()])
             .args(["--equivalent", list.to_str().unwrap()])
             .args(["--evidence-file", evidence.to_str().unwrap()])
-            .args(["--config", "tiny", "--builds", "schema"])
+            .args(["--config", "tiny", "--builds", "subset"])
             .args(["--seeds", "2", "--steered", "2"])
             .args(["--work", work.join("w").to_str().unwrap()])
             .args(["--json", json.to_str().unwrap()])

@@ -567,6 +567,14 @@ pub trait SimControls {
     /// state ignores it.
     fn set_initial_state(&mut self, _seed: Option<u64>) {}
 
+    /// Whether L2 holds its words through the next reset, with the initial
+    /// state as set: `false` for a model whose L2 powers up random with the
+    /// rest of its state (a RAM the harness cannot name), which must then
+    /// be loaded in full.
+    fn keeps_l2_through_reset(&self) -> bool {
+        true
+    }
+
     /// A flag that, once set by another thread, makes the model's next
     /// wait return `ModelError::Abandoned` (a wall-clock limit per seed:
     /// a model cannot be stopped from outside otherwise). `None` removes

@@ -43,7 +43,15 @@ pub struct Manifest {
     /// (`<top>__DOT__<instance>__DOT__<array>`): left out of the random
     /// power-up state (a RAM keeps its words through a reset, and the
     /// harness loads them), and the L2 back door when `back_door` is given.
-    pub l2_array: String,
+    /// None (a vendor RAM macro Verilator cannot name; only without a back
+    /// door): L2's words power up random with the rest of the state, and
+    /// after such a reset the harness loads L2 in full.
+    #[serde(default)]
+    pub l2_array: Option<String>,
+    /// How the top's reset reaches the design's flops (docs/dut-contract.md,
+    /// "Reset").
+    #[serde(default)]
+    pub reset: Reset,
     /// The back door into the design's state, by Verilated names: what the
     /// `full` level reads besides L2 (and L2 itself, by `l2_array`).
     #[serde(default)]
@@ -81,6 +89,27 @@ pub enum DutTiming {
         #[serde(default)]
         slack_cycles: u64,
     },
+}
+
+/// How the top's reset reaches the flops: what the random power-up state
+/// must allow for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reset {
+    /// The top's `rst_n` is every flop's asynchronous reset (`pccx_top`):
+    /// its falling edge resets them before any clock edge, so a drawn
+    /// state cannot act, and L2 is not guarded (a write during the reset
+    /// is the DUT's, and the final comparison sees it).
+    #[default]
+    Direct,
+    /// The reset passes through a synchroniser (`pccx_wrap_top`): a
+    /// synchronised reset drawn low sees no falling edge, and the flops
+    /// behind it act on their drawn values at the first clock edge, an L2
+    /// write port among them. Silicon holds those flops by the reset's
+    /// level, so the harness keeps L2's words through the reset sequence
+    /// (by `l2_array`; without one L2 powers up random and is loaded in
+    /// full, so there is nothing to keep).
+    Synchronised,
 }
 
 /// The Verilated names of the state the back door reads.
@@ -705,6 +734,11 @@ impl Manifest {
                  128-bit ports, GEMM's then GEMV's (its `ws_seq` tap is per stream)"
             ));
         }
+        if m.l2_array.is_none() && m.back_door.is_some() {
+            return Err(format!(
+                "{file}: field `l2_array` is missing: the back door reads and writes L2 by it"
+            ));
+        }
         if m.level.0 == FULL && m.back_door.is_none() {
             return Err(format!(
                 "{file}: field `back_door` is missing: the `full` level reads the shape \
@@ -782,7 +816,8 @@ impl Manifest {
 
     /// The C++ defines the shim is compiled with: `PCCX_PORT_<role>` = the
     /// port for each needed role, the level (`PCCX_LEVEL`, 0 black box to
-    /// 2 full), L2's array (`PCCX_L2_MEM`), the back door's names
+    /// 2 full), L2's array (`PCCX_L2_MEM`, when named) and whether it is kept
+    /// through the reset (`PCCX_KEEP_L2`), the back door's names
     /// (`PCCX_BD_*`, when there is one) and the interface's shape.
     pub fn shim_defines(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = self
@@ -793,7 +828,6 @@ impl Manifest {
         let i = self.interface;
         out.extend([
             ("PCCX_LEVEL".into(), self.level.0.to_string()),
-            ("PCCX_L2_MEM".into(), self.l2_array.clone()),
             ("PCCX_AXIL_BITS".into(), i.command.data_bits().to_string()),
             (
                 "PCCX_PUSH_KICK".into(),
@@ -811,6 +845,15 @@ impl Manifest {
                 i.weights.gemv_ports.to_string(),
             ),
         ]);
+        // Without a name L2 powers up random and is loaded in full: there
+        // is nothing to keep.
+        out.push((
+            "PCCX_KEEP_L2".into(),
+            flag(self.reset == Reset::Synchronised && self.l2_array.is_some()),
+        ));
+        if let Some(l2) = &self.l2_array {
+            out.push(("PCCX_L2_MEM".into(), l2.clone()));
+        }
         if let Some(bd) = &self.back_door {
             out.extend([
                 ("PCCX_BD_FMAP".into(), bd.fmap_table.clone()),
@@ -1138,6 +1181,43 @@ mod tests {
         assert!(defines.contains(&("PCCX_LEVEL".into(), "2".into())));
         assert!(defines.contains(&("PCCX_AXIL_BITS".into(), "32".into())));
         assert!(defines.iter().any(|(d, _)| d == "PCCX_BD_EMAX"));
+    }
+
+    #[test]
+    fn l2_s_name_and_the_reset_s_kind_decide_what_the_random_power_up_keeps() {
+        let has = |m: &Manifest, name: &str, value: &str| {
+            m.shim_defines().contains(&(name.into(), value.into()))
+        };
+        // pccx_top: L2 named (left out of the draw), a direct reset (no copy).
+        let m = parse(&default_text()).unwrap();
+        assert_eq!(m.reset, Reset::Direct);
+        assert!(has(&m, "PCCX_KEEP_L2", "0"));
+        assert!(m.shim_defines().iter().any(|(d, _)| d == "PCCX_L2_MEM"));
+        // The wrapper's variants: named, synchronised: kept by a copy.
+        let read = |f: &str| std::fs::read_to_string(root().join(f)).unwrap();
+        let m = parse(&read("hw/wrap/dut-4x64.json")).unwrap();
+        assert_eq!(m.reset, Reset::Synchronised);
+        assert!(has(&m, "PCCX_KEEP_L2", "1"));
+        // The wrapper itself: L2 unnamed (a vendor RAM), nothing to keep.
+        let m = parse(&read("hw/wrap/dut.json")).unwrap();
+        assert!(m.l2_array.is_none());
+        assert!(has(&m, "PCCX_KEEP_L2", "0"));
+        assert!(!m.shim_defines().iter().any(|(d, _)| d == "PCCX_L2_MEM"));
+        // A back door reads L2 by its name.
+        let mut v: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        v.as_object_mut().unwrap().remove("l2_array");
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `l2_array` is missing: the back door reads and writes L2 by it"),
+            "{e}"
+        );
+        let mut v: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        v["reset"] = "synchronized".into();
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `reset`: unknown variant `synchronized`, expected `direct` or `synchronised`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -284,7 +284,7 @@ impl Toolchain {
             &self.verilator,
             &mdir,
             &prefix,
-            &model.dut.l2_array,
+            model.dut.l2_array.as_deref(),
             &self.runtime_files_for(model.trace),
         )
         .map_err(|e| ("verilator", e))?;

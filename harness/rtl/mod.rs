@@ -1329,6 +1329,12 @@ impl SimControls for RtlModel {
         self.initial_state = seed;
     }
 
+    /// A random power-up draws L2's words too when the manifest names no
+    /// `l2_array` (pccx_rand_reset.h).
+    fn keeps_l2_through_reset(&self) -> bool {
+        self.initial_state.is_none() || self.ops.l2_kept != 0
+    }
+
     fn set_abandon_flag(&mut self, flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
         self.abandon = flag;
     }

@@ -392,7 +392,8 @@ pub struct Adapted {
 ///
 /// - every random reset becomes a keyed draw ([`key_random_resets`]); a
 ///   random reset of any other shape stops the build, as does an L2
-///   array (`l2_name`) whose reset was not found (it would be drawn);
+///   array (`l2_name`, when the manifest names one) whose reset was not
+///   found (it would be drawn);
 /// - the functions and fields the shim uses by name exist: the root's
 ///   `___ctor_var_reset`, `__Vm_didInit`;
 /// - the runtime files the class lists ask for are among `runtime`, the
@@ -404,7 +405,7 @@ pub fn adapt_generated(
     verilator: &Verilator,
     mdir: &Path,
     prefix: &str,
-    l2_name: &str,
+    l2_name: Option<&str>,
     runtime: &[&str],
 ) -> Result<Adapted, String> {
     let unsupported = |what: String| {
@@ -423,7 +424,7 @@ pub fn adapt_generated(
              name, and could draw L2)"
         )));
     }
-    if !keyed.names.iter().any(|n| n == l2_name) {
+    if let Some(l2_name) = l2_name.filter(|l2| !keyed.names.iter().any(|n| n == l2)) {
         return Err(unsupported(format!(
             "no random reset of L2's array `{l2_name}` in {} (the randomized initial state \
              must leave L2 to the harness)",
@@ -888,8 +889,12 @@ mod tests {
     fn generated_code_is_adapted_or_refused_with_the_version_named() {
         let v = fake_verilator();
         let dir = fake_mdir("ok", "");
-        let adapted = adapt_generated(&v, &dir, "Vp", "top__DOT__mem", RUNTIME).unwrap();
+        let adapted = adapt_generated(&v, &dir, "Vp", Some("top__DOT__mem"), RUNTIME).unwrap();
         assert_eq!(adapted.keyed_resets, 2);
+        // A manifest without `l2_array`: nothing to look for.
+        let dir2 = fake_mdir("no-l2", "");
+        assert!(adapt_generated(&v, &dir2, "Vp", None, RUNTIME).is_ok());
+        fs::remove_dir_all(&dir2).unwrap();
         let text = fs::read_to_string(dir.join("Vp___024root__1__Slow.cpp")).unwrap();
         assert!(!text.contains("VL_SCOPED_RAND_RESET"), "{text}");
         fs::remove_dir_all(&dir).unwrap();
@@ -897,7 +902,7 @@ mod tests {
         let refused = |tag: &str, extra: &str, l2: &str, runtime: &[&str], edit: &dyn Fn(&Path)| {
             let dir = fake_mdir(tag, extra);
             edit(&dir);
-            let err = adapt_generated(&v, &dir, "Vp", l2, runtime).unwrap_err();
+            let err = adapt_generated(&v, &dir, "Vp", Some(l2), runtime).unwrap_err();
             fs::remove_dir_all(&dir).unwrap();
             assert!(err.contains("Verilator 5.048 (`verilator`)"), "{err}");
             assert!(err.contains("VERILATOR="), "{err}");

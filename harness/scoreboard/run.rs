@@ -234,20 +234,26 @@ impl<'a> Run<'a> {
                 )));
             }
         }
-        // Both images in full unless the models hold the previous case of
-        // a campaign (scoreboard/resident.rs).
         let case = self.case;
-        let changes = resident.changes(case);
-        let full = changes
-            .is_none()
-            .then(|| (case.l2_image(), case.host_image()));
         let stalls = case.io_stall_seed();
-        let weights = case.weight_source();
         for m in [&mut *self.a, &mut *self.b] {
             if let Some(sim) = m.sim_controls() {
                 sim.set_io_stalls(stalls);
                 sim.set_initial_state(case.initial_state_seed());
             }
+        }
+        // Both images in full unless the models hold the previous case of
+        // a campaign (scoreboard/resident.rs) and keep it through the reset.
+        let kept = [&mut *self.a, &mut *self.b].into_iter().all(|m| {
+            m.sim_controls()
+                .is_none_or(|sim| sim.keeps_l2_through_reset())
+        });
+        let changes = resident.changes(case).filter(|_| kept);
+        let full = changes
+            .is_none()
+            .then(|| (case.l2_image(), case.host_image()));
+        let weights = case.weight_source();
+        for m in [&mut *self.a, &mut *self.b] {
             m.set_weight_source(weights.clone());
             call(m, |m| m.reset())?;
             match &full {

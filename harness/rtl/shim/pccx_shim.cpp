@@ -39,7 +39,8 @@
 #define PCCX_ROOT PCCX_CAT(PCCX_PREFIX, ___024root)
 
 #if !defined(PCCX_LEVEL) || !defined(PCCX_AXIL_BITS) || !defined(PCCX_TWO_CLOCKS) || \
-    !defined(PCCX_WS_PORTS) || !defined(PCCX_WS_BITS) || !defined(PCCX_WS_GEMV_PORTS)
+    !defined(PCCX_WS_PORTS) || !defined(PCCX_WS_BITS) || !defined(PCCX_WS_GEMV_PORTS) ||   \
+    !defined(PCCX_KEEP_L2)
 #error "the DUT manifest's defines (harness/rtl/dut.rs, shim_defines) are missing"
 #endif
 // The levels (0 black box, 1 retire, 2 full): a role of a higher level than
@@ -50,6 +51,12 @@
 #define PCCX_HAS_BACK_DOOR 1
 #else
 #define PCCX_HAS_BACK_DOOR 0
+#endif
+// Whether L2's words survive randomize_state (the manifest names L2's array).
+#ifdef PCCX_L2_MEM
+#define PCCX_L2_NAMED 1
+#else
+#define PCCX_L2_NAMED 0
 #endif
 
 #include PCCX_STR(PCCX_PREFIX.h)
@@ -102,9 +109,11 @@ void *create() {
   // (randomize_state) leaves the selector as set here.
   sim->top->rootp->vlSymsp->TOP__pccx_mutant_pkg.active = mutant_selected;
 #endif
+#ifdef PCCX_L2_MEM
   // The variable reset skips L2 (pccx_rand_reset.h): zero it here, once.
   auto &l2 = sim->top->rootp->PCCX_L2_MEM;
   std::memset(l2[0].data(), 0, size_t{PCCX_L2_WORDS} * sizeof(l2[0]));
+#endif
   return sim;
 }
 
@@ -455,17 +464,26 @@ void randomize_state(void *sim, uint64_t seed) {
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = counter_value(counters[i]);
 #endif
   // The model's own variable reset, its VL_RAND_RESET_* drawing from this
-  // call's generator (pccx_rand_reset.h), which leaves L2's words alone.
-  // L2's words, put back after the reset below. The draw leaves them
-  // alone, but a reset released through a synchroniser (hw/wrap) can start
-  // low: its flops then see no falling edge, keep their drawn values until
-  // the first clock edge, and an L2 write port among them writes a drawn
-  // word at that edge. Silicon holds such flops by the level of the reset,
-  // so a RAM keeps its words through a reset (docs/dut-contract.md).
+  // call's generator (pccx_rand_reset.h), which leaves L2's words alone
+  // when the manifest names them.
+#if PCCX_KEEP_L2
+  // A reset through a synchroniser (the manifest's `"reset":
+  // "synchronised"`, hw/wrap): a synchronised reset drawn low sees no
+  // falling edge, its flops keep their drawn values until the first clock
+  // edge, and an L2 write port among them writes a drawn word at that
+  // edge. Silicon holds such flops by the level of the reset, so a RAM
+  // keeps its words through a reset: L2's words are put back after the
+  // reset below (docs/dut-contract.md, "Reset"). A direct reset (pccx_top)
+  // needs no copy (1.8 MB each way on kv260, a tenth of a short program's
+  // time): its falling edge resets every flop before any clock edge.
+#ifndef PCCX_L2_MEM
+#error "PCCX_KEEP_L2 keeps L2 by its name: the manifest's l2_array"
+#endif
   auto &l2 = root->PCCX_L2_MEM;
   const size_t l2_bytes = size_t{PCCX_L2_WORDS} * sizeof(l2[0]);
   s->l2_kept.resize(l2_bytes);
   std::memcpy(s->l2_kept.data(), l2[0].data(), l2_bytes);
+#endif
   pccx_draw::Draw draw{seed, seed};
   pccx_draw::current = &draw;
   PCCX_CAT(PCCX_ROOT, ___ctor_var_reset)(root);
@@ -491,7 +509,9 @@ void randomize_state(void *sim, uint64_t seed) {
   for (size_t i = 0; i < kept.size(); ++i) set_counter(counters[i], kept[i]);
   reset(sim);
 #endif
+#if PCCX_KEEP_L2
   std::memcpy(l2[0].data(), s->l2_kept.data(), l2_bytes);
+#endif
 }
 
 const pccx_sim_ops ops = {
@@ -499,7 +519,7 @@ const pccx_sim_ops ops = {
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
     coverage_write,        l2_data,       randomize_state, assert_name, assert_scope, assert_also, assert_enable,
     PCCX_LEVEL,            PCCX_AXIL_BITS, PCCX_PUSH_KICK, PCCX_STATUS_FIFO, PCCX_HAS_BACK_DOOR, PCCX_TWO_CLOCKS,
-    PCCX_WS_PORTS,         PCCX_WS_BITS,  PCCX_WS_GEMV_PORTS,
+    PCCX_WS_PORTS,         PCCX_WS_BITS,  PCCX_WS_GEMV_PORTS, PCCX_L2_NAMED,
 };
 
 }  // namespace

@@ -173,6 +173,10 @@ typedef struct pccx_sim_ops {
   uint32_t weight_ports;
   uint32_t weight_bits;
   uint32_t weight_gemv_ports;
+  /* 1: L2's words are left out of the random power-up state (the manifest
+   * names L2's array), so they survive randomize_state; 0: they are drawn
+   * with the rest, and L2 must be loaded in full after it. */
+  uint32_t l2_kept;
 } pccx_sim_ops;
 
 #ifdef __cplusplus
