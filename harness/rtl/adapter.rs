@@ -75,6 +75,8 @@ impl RtlModel {
     pub(super) fn issue_word(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         if self.pushes_and_kicks() {
             self.instr_writes += 1;
+            self.held_word = word;
+            self.instruction_sent(word);
             let push = self.axi_write(push_kick::INSTR, word, 0xFF, false)?;
             let kick = self.axi_write(push_kick::KICK, 0, 0xFF, false)?;
             return Ok((push, kick));
@@ -91,6 +93,28 @@ impl RtlModel {
         Ok((lo, hi))
     }
 
+    /// The instruction register after a write of `value` to `offset`: a
+    /// half, as CONTRACT section 10's map has it (the high half's write
+    /// latches the whole word).
+    fn hold(&mut self, offset: u32, value: u32) {
+        match offset {
+            reg::INSTR_LO => self.held_word = (self.held_word & !0xFFFF_FFFF) | u64::from(value),
+            reg::INSTR_HI => {
+                self.held_word = (self.held_word & 0xFFFF_FFFF) | (u64::from(value) << 32)
+            }
+            _ => {}
+        }
+    }
+
+    /// The harness sends instruction `word` to the DUT (program order):
+    /// host streams program their DMA from it before the DUT can run it.
+    pub(super) fn instruction_sent(&mut self, word: u64) {
+        let l2_words = self.config.l2_words;
+        if let Some(streams) = &mut self.streams {
+            streams.accepted(word, l2_words);
+        }
+    }
+
     /// A write of CONTRACT section 10's register map, on the DUT's port.
     pub(super) fn canonical_write(
         &mut self,
@@ -98,9 +122,11 @@ impl RtlModel {
         value: u32,
     ) -> Result<AxiResp, ModelError> {
         let value64 = u64::from(value);
+        self.hold(offset, value);
         if !self.pushes_and_kicks() {
             if offset == reg::INSTR_HI {
                 self.instr_writes += 1;
+                self.instruction_sent(self.held_word);
             }
             let answers_slverr = !matches!(offset, reg::INSTR_LO | reg::INSTR_HI | reg::STATUS);
             return self.axi_write(offset as u16, value64, 0xF, answers_slverr);
@@ -109,6 +135,7 @@ impl RtlModel {
             reg::INSTR_LO => self.axi_write(push_kick::INSTR, value64, 0x0F, false),
             reg::INSTR_HI => {
                 self.instr_writes += 1;
+                self.instruction_sent(self.held_word);
                 let push = self.axi_write(push_kick::INSTR, value64 << 32, 0xF0, false)?;
                 let kick = self.axi_write(push_kick::KICK, 0, 0xFF, false)?;
                 Ok(if push == AxiResp::Okay { kick } else { push })

@@ -137,6 +137,22 @@ pub struct Interface {
     pub clocks: Clocks,
     #[serde(default)]
     pub weights: Weights,
+    #[serde(default)]
+    pub host: Host,
+}
+
+/// How host memory reaches the DUT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// `pccx_top`'s request port (`acp_*`): an address per word, one
+    /// response per request, in order.
+    #[default]
+    RequestPort,
+    /// Two AXI-Stream ports with no addresses (`host_in_*` into the DUT,
+    /// `host_out_*` out of it), fed and drained by a DMA the harness
+    /// programs from the MEMCPYs it sends (harness/rtl/host_streams.rs).
+    Streams,
 }
 
 /// The weight-stream ports: how many, how wide, and which of the two
@@ -476,6 +492,48 @@ pub const ROLES: &[Role] = &[
         "host-memory read data",
     ),
     role(
+        "host_in_valid",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "host words into the DUT: valid (`interface.host` streams only)",
+    ),
+    role(
+        "host_in_ready",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "host words into the DUT: ready (`interface.host` streams only)",
+    ),
+    role(
+        "host_in_data",
+        Dir::In,
+        128,
+        BLACK_BOX,
+        "host words into the DUT: data (`interface.host` streams only)",
+    ),
+    role(
+        "host_out_valid",
+        Dir::Out,
+        1,
+        BLACK_BOX,
+        "host words out of the DUT: valid (`interface.host` streams only)",
+    ),
+    role(
+        "host_out_ready",
+        Dir::In,
+        1,
+        BLACK_BOX,
+        "host words out of the DUT: ready (`interface.host` streams only)",
+    ),
+    role(
+        "host_out_data",
+        Dir::Out,
+        128,
+        BLACK_BOX,
+        "host words out of the DUT: data (`interface.host` streams only)",
+    ),
+    role(
         "ws_valid",
         Dir::In,
         2,
@@ -709,6 +767,12 @@ impl Manifest {
                 m.version
             ));
         }
+        if m.level.0 == FULL && m.interface.host != Host::RequestPort {
+            return Err(format!(
+                "{file}: field `interface.host`: the `full` level needs pccx_top's request port \
+                 (its `acp_req_seq` tap names the instruction behind each host word)"
+            ));
+        }
         if let Some(unknown) = m.ports.keys().find(|k| !ROLES.iter().any(|r| r.name == *k)) {
             return Err(format!(
                 "{file}: field `ports.{unknown}`: no such role (the roles: {})",
@@ -757,6 +821,10 @@ impl Manifest {
             .iter()
             .filter(|r| r.level <= self.level.0)
             .filter(|r| r.name != "axi_clk" || self.interface.clocks == Clocks::CoreAndHalfRateAxi)
+            .filter(|r| match self.interface.host {
+                Host::RequestPort => !r.name.starts_with("host_"),
+                Host::Streams => !r.name.starts_with("acp_"),
+            })
             .map(move |r| match r.name {
                 "wdata" | "rdata" => Role { bits: data, ..*r },
                 "wstrb" => Role {
@@ -834,6 +902,7 @@ impl Manifest {
                 flag(i.command == Command::Axil64PushKick),
             ),
             ("PCCX_STATUS_FIFO".into(), flag(i.status == Status::Fifo)),
+            ("PCCX_HOST_STREAMS".into(), flag(i.host == Host::Streams)),
             (
                 "PCCX_TWO_CLOCKS".into(),
                 flag(i.clocks == Clocks::CoreAndHalfRateAxi),
@@ -1173,8 +1242,8 @@ mod tests {
         let m = parse(&default_text()).unwrap();
         assert_eq!(m.level.name(), "full");
         assert_eq!(m.top, "pccx_top");
-        // Every role but the second clock.
-        assert_eq!(m.needed().count(), ROLES.len() - 1);
+        // Every role but the second clock and the six of host streams.
+        assert_eq!(m.needed().count(), ROLES.len() - 1 - 6);
         assert!(check(&m, &header_of(&m)).is_ok());
         let defines = m.shim_defines();
         assert!(defines.contains(&("PCCX_PORT_awvalid".into(), "s_awvalid".into())));
@@ -1216,6 +1285,42 @@ mod tests {
         let e = parse(&v.to_string()).unwrap_err();
         assert!(
             e.contains("field `reset`: unknown variant `synchronized`, expected `direct` or `synchronised`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn host_streams_replace_the_request_port_below_full_only() {
+        let text = std::fs::read_to_string(root().join("hw/wrap/dut-streams.json")).unwrap();
+        let m = parse(&text).unwrap();
+        assert_eq!(m.interface.host, Host::Streams);
+        let roles: Vec<&str> = m.needed().map(|r| r.name).collect();
+        assert!(roles.contains(&"host_in_data") && roles.contains(&"host_out_ready"));
+        assert!(!roles.iter().any(|r| r.starts_with("acp_")), "{roles:?}");
+        assert!(m
+            .shim_defines()
+            .contains(&("PCCX_HOST_STREAMS".into(), "1".into())));
+        // A request-port role in a streams manifest is refused by name.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["ports"]["acp_req_valid"] = "m_acp_req_valid".into();
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `ports.acp_req_valid`: the `black-box` level"),
+            "{e}"
+        );
+        // The full level needs the request port's tap.
+        let mut v: serde_json::Value = serde_json::from_str(&default_text()).unwrap();
+        v["interface"] = serde_json::json!({"host": "streams"});
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `interface.host`: the `full` level needs"),
+            "{e}"
+        );
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["interface"]["host"] = "dma".into();
+        let e = parse(&v.to_string()).unwrap_err();
+        assert!(
+            e.contains("field `interface.host`: unknown variant `dma`, expected `request-port` or `streams`"),
             "{e}"
         );
     }

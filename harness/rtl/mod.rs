@@ -12,6 +12,7 @@ pub mod dut;
 pub mod dynamic;
 mod ffi;
 pub mod host_port;
+pub mod host_streams;
 pub mod model_override;
 pub mod recipe;
 pub mod verilator;
@@ -57,6 +58,12 @@ pub struct RtlModel {
     /// The DUT's own weight ports, when they are not pccx_top's two of
     /// 128 bits (harness/rtl/weight_lanes.rs).
     lanes: Option<weight_lanes::WeightLanes>,
+    /// Host memory as two streams, when the DUT has no request port
+    /// (harness/rtl/host_streams.rs).
+    streams: Option<host_streams::HostStreams>,
+    /// The instruction register as the harness's writes left it (what the
+    /// next write of the high half latches, for `streams`).
+    held_word: u64,
     events: Vec<Event>,
     latched: u64,
     /// Writes to the instruction's high word (0x04) begun: the NPU can
@@ -266,6 +273,8 @@ impl RtlModel {
                     )
                 })
             },
+            streams: (ops.host_streams != 0).then(host_streams::HostStreams::new),
+            held_word: 0,
             events: Vec::new(),
             latched: 0,
             instr_writes: 0,
@@ -346,10 +355,21 @@ impl RtlModel {
     /// One clock cycle with the current AXI-Lite inputs; serves the ACP port
     /// and records what the observation ports show.
     fn tick(&mut self) {
-        let response = self.host.response(self.cycle);
-        self.inputs.acp_req_ready = u8::from(self.host.request_ready());
-        self.inputs.acp_rsp_valid = u8::from(response.is_some());
-        self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
+        match &mut self.streams {
+            None => {
+                let response = self.host.response(self.cycle);
+                self.inputs.acp_req_ready = u8::from(self.host.request_ready());
+                self.inputs.acp_rsp_valid = u8::from(response.is_some());
+                self.inputs.acp_rsp_rdata = split(response.unwrap_or(0));
+            }
+            Some(streams) => {
+                let offered = streams.offer_into();
+                self.inputs.host_in_valid = u8::from(offered.is_some());
+                self.inputs.host_in_data =
+                    split(offered.map_or(0, |addr| self.host.mem[addr as usize]));
+                self.inputs.host_out_ready = u8::from(streams.ready_out());
+            }
+        }
         match &mut self.lanes {
             None => {
                 for s in 0..weight_port::NUM_STREAMS {
@@ -461,6 +481,20 @@ impl RtlModel {
         if i.acp_rsp_valid != 0 && o.acp_rsp_ready != 0 {
             self.host.response_taken();
             progress = true;
+        }
+        if let Some(streams) = &mut self.streams {
+            if i.host_in_valid != 0 && o.host_in_ready != 0 {
+                streams.taken_into();
+                progress = true;
+            }
+            if o.host_out_valid != 0 && i.host_out_ready != 0 {
+                let addr = streams.sent_out() as u32;
+                let data = join(o.host_out_data);
+                self.host.mem[addr as usize] = data;
+                // No tap names the instruction (below `full`).
+                self.events.push(Event::HostWrite { seq: 0, addr, data });
+                progress = true;
+            }
         }
         if let Some(lanes) = &mut self.lanes {
             // Below full (dut.rs): every piece is progress.
@@ -767,6 +801,8 @@ impl RtlModel {
     fn issue_overlapped(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         use pccx_golden::model::reg;
         self.instr_writes += 1;
+        self.held_word = word;
+        self.instruction_sent(word);
         let (lo, hi) = (word as u32, (word >> 32) as u32);
         self.inputs.awvalid = 1;
         self.inputs.wvalid = 1;
@@ -946,6 +982,10 @@ impl NpuModel for RtlModel {
         if let Some(lanes) = &mut self.lanes {
             lanes.restart();
         }
+        if let Some(streams) = &mut self.streams {
+            streams.restart();
+        }
+        self.held_word = 0;
         self.started.clear();
         self.status_changes.clear();
         self.events.clear();
@@ -1120,6 +1160,21 @@ impl NpuModel for RtlModel {
                 self.tick();
                 self.check_watchdog("draining: waiting for every latched instruction to retire")?;
             }
+        }
+        // Every instruction has retired: host words of a copy not moved
+        // are words no copy moved.
+        if let Some((into, out)) = self
+            .streams
+            .as_ref()
+            .map(|s| s.words_left())
+            .filter(|&left| left != (0, 0))
+        {
+            return Err(ModelError::Protocol(format!(
+                "host streams: every instruction retired with {into} words of its copies from \
+                 the host not taken and {out} words of its copies to the host not sent \
+                 (cycle {})",
+                self.program_cycle()
+            )));
         }
         // Every instruction has retired: a beat of which the DUT took only
         // some pieces is a beat no instruction finished.
@@ -1381,6 +1436,9 @@ impl SimControls for RtlModel {
         let latency = self.host.timing().latency;
         self.weights
             .set_stalls(seed.map(|s| s ^ 0x5745_4947_4854_5321));
+        if let Some(streams) = &mut self.streams {
+            streams.set_stalls(seed.map(|s| s ^ 0x484F_5354_5354_524D));
+        }
         self.host.set_timing(match seed {
             Some(seed) => HostTiming {
                 latency,

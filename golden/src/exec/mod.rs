@@ -4,7 +4,7 @@
 
 mod cvo;
 pub mod mat;
-mod memcpy;
+pub mod memcpy;
 mod memset;
 
 use crate::isa::Instr;

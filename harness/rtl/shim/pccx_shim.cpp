@@ -40,7 +40,7 @@
 
 #if !defined(PCCX_LEVEL) || !defined(PCCX_AXIL_BITS) || !defined(PCCX_TWO_CLOCKS) || \
     !defined(PCCX_WS_PORTS) || !defined(PCCX_WS_BITS) || !defined(PCCX_WS_GEMV_PORTS) ||   \
-    !defined(PCCX_KEEP_L2)
+    !defined(PCCX_KEEP_L2) || !defined(PCCX_HOST_STREAMS)
 #error "the DUT manifest's defines (harness/rtl/dut.rs, shim_defines) are missing"
 #endif
 // The levels (0 black box, 1 retire, 2 full): a role of a higher level than
@@ -163,7 +163,11 @@ void clock_edge(PCCX_TOP *top) {
 void idle_inputs(PCCX_TOP *top) {
   top->PCCX_PORT(awvalid) = top->PCCX_PORT(wvalid) = top->PCCX_PORT(arvalid) = 0;
   top->PCCX_PORT(bready) = top->PCCX_PORT(rready) = 0;
+#if PCCX_HOST_STREAMS
+  top->PCCX_PORT(host_in_valid) = top->PCCX_PORT(host_out_ready) = 0;
+#else
   top->PCCX_PORT(acp_req_ready) = top->PCCX_PORT(acp_rsp_valid) = 0;
+#endif
 #if PCCX_FULL_TAPS
   top->PCCX_PORT(bd_tbl_we) = top->PCCX_PORT(bd_emax_we) = 0;
 #endif
@@ -253,9 +257,15 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   top->PCCX_PORT(arvalid) = in->arvalid;
   top->PCCX_PORT(araddr) = in->araddr;
   top->PCCX_PORT(rready) = in->rready;
+#if PCCX_HOST_STREAMS
+  top->PCCX_PORT(host_in_valid) = in->host_in_valid;
+  set_wide128(top->PCCX_PORT(host_in_data), in->host_in_data);
+  top->PCCX_PORT(host_out_ready) = in->host_out_ready;
+#else
   top->PCCX_PORT(acp_req_ready) = in->acp_req_ready;
   top->PCCX_PORT(acp_rsp_valid) = in->acp_rsp_valid;
   set_wide128(top->PCCX_PORT(acp_rsp_rdata), in->acp_rsp_rdata);
+#endif
   uint32_t ws_valid = 0;
   for (int p = 0; p < PCCX_WS_PORTS; p++) ws_valid |= uint32_t(in->ws_valid[p]) << p;
   top->PCCX_PORT(ws_valid) = ws_valid;
@@ -282,11 +292,17 @@ void tick(void *sim, const pccx_inputs *in, pccx_outputs *out) {
   out->rvalid = top->PCCX_PORT(rvalid);
   out->rresp = top->PCCX_PORT(rresp);
   out->rdata = top->PCCX_PORT(rdata);
+#if PCCX_HOST_STREAMS
+  out->host_in_ready = top->PCCX_PORT(host_in_ready);
+  out->host_out_valid = top->PCCX_PORT(host_out_valid);
+  get_wide128(top->PCCX_PORT(host_out_data), out->host_out_data);
+#else
   out->acp_req_valid = top->PCCX_PORT(acp_req_valid);
   out->acp_req_write = top->PCCX_PORT(acp_req_write);
   out->acp_req_addr = top->PCCX_PORT(acp_req_addr);
   get_wide128(top->PCCX_PORT(acp_req_wdata), out->acp_req_wdata);
   out->acp_rsp_ready = top->PCCX_PORT(acp_rsp_ready);
+#endif
   for (int p = 0; p < PCCX_WS_PORTS; p++) {
     out->ws_ready[p] = (top->PCCX_PORT(ws_ready) >> p) & 1;
   }
@@ -519,7 +535,7 @@ const pccx_sim_ops ops = {
     l2_read,               l2_write,      table_read,      emax_read, trace_open, trace_close,
     coverage_write,        l2_data,       randomize_state, assert_name, assert_scope, assert_also, assert_enable,
     PCCX_LEVEL,            PCCX_AXIL_BITS, PCCX_PUSH_KICK, PCCX_STATUS_FIFO, PCCX_HAS_BACK_DOOR, PCCX_TWO_CLOCKS,
-    PCCX_WS_PORTS,         PCCX_WS_BITS,  PCCX_WS_GEMV_PORTS, PCCX_L2_NAMED,
+    PCCX_WS_PORTS,         PCCX_WS_BITS,  PCCX_WS_GEMV_PORTS, PCCX_L2_NAMED, PCCX_HOST_STREAMS,
 };
 
 }  // namespace

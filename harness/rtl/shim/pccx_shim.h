@@ -44,6 +44,10 @@ typedef struct pccx_inputs {
   uint8_t acp_req_ready;
   uint8_t acp_rsp_valid;
   uint64_t acp_rsp_rdata[2];
+  /* host memory as two streams instead (interface.host "streams") */
+  uint8_t host_in_valid;
+  uint64_t host_in_data[2];
+  uint8_t host_out_ready;
   /* weight-stream ports (weight_ports of them; the low weight_bits of each
    * beat) */
   uint8_t ws_valid[PCCX_MAX_WEIGHT_PORTS];
@@ -74,6 +78,9 @@ typedef struct pccx_outputs {
   uint64_t acp_req_wdata[2];
   uint32_t acp_req_seq;
   uint8_t acp_rsp_ready;
+  uint8_t host_in_ready;
+  uint8_t host_out_valid;
+  uint64_t host_out_data[2];
   uint8_t ws_ready[PCCX_MAX_WEIGHT_PORTS];
   uint32_t ws_seq[PCCX_NUM_STREAMS]; /* full level: per stream, two ports */
   uint8_t latch_valid;
@@ -177,6 +184,9 @@ typedef struct pccx_sim_ops {
    * names L2's array), so they survive randomize_state; 0: they are drawn
    * with the rest, and L2 must be loaded in full after it. */
   uint32_t l2_kept;
+  /* 1: host memory is two streams (host_in_*, host_out_*), not the ACP
+   * request port. */
+  uint32_t host_streams;
 } pccx_sim_ops;
 
 #ifdef __cplusplus
