@@ -19,6 +19,18 @@ fn run(manifest: &str, level: Observation, seed: u64) -> Outcome {
         .expect("no infrastructure error")
 }
 
+/// The legal instructions of `case`'s program for which `what` holds.
+fn instructions_where(
+    case: &pccx_cosim::stimulus::TestCase,
+    what: impl Fn(&Instr) -> bool,
+) -> usize {
+    case.program
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Instr(w) if matches!(decode(*w), Decoded::Legal(ref i) if what(i))))
+        .count()
+}
+
 /// Seeds of tiny whose programs run EXP on values hw/approx's core rounds
 /// differently (tests/gate/other_duts.rs: each fails without the profile).
 const EXP_SEEDS: [u64; 3] = [2, 4, 6];
@@ -81,17 +93,8 @@ fn weight_ports_of_another_count_and_width_match_through_the_adapter() {
                 "{manifest}, seed {seed}: {:?}",
                 outcome.first_mismatch
             );
-            weight_instructions += case
-                .program
-                .items
-                .iter()
-                .filter(|i| {
-                    matches!(i, Item::Instr(w) if matches!(
-                        decode(*w),
-                        Decoded::Legal(Instr::Gemv(_) | Instr::Gemm(_))
-                    ))
-                })
-                .count();
+            weight_instructions +=
+                instructions_where(&case, |i| matches!(i, Instr::Gemv(_) | Instr::Gemm(_)));
         }
         assert!(
             weight_instructions > 0,
@@ -131,17 +134,10 @@ fn host_memory_as_two_streams_matches_through_the_adapter() {
             "seed {seed}: {:?}",
             outcome.first_mismatch
         );
-        host_copies += case
-            .program
-            .items
-            .iter()
-            .filter(|i| {
-                matches!(i, Item::Instr(w) if matches!(
-                    decode(*w),
-                    Decoded::Legal(Instr::Memcpy(m)) if m.from_device != m.to_device
-                ))
-            })
-            .count();
+        host_copies += instructions_where(
+            &case,
+            |i| matches!(i, Instr::Memcpy(m) if m.from_device != m.to_device),
+        );
     }
     assert!(host_copies > 0, "no program copied to or from the host");
 }

@@ -21,7 +21,7 @@ pub struct State {
 }
 
 /// Whether `[base, base + len)` lies inside a memory of `size` words.
-fn in_range(base: u64, len: u64, size: usize) -> bool {
+pub(crate) fn in_range(base: u64, len: u64, size: usize) -> bool {
     base.checked_add(len).is_some_and(|end| end <= size as u64)
 }
 

@@ -75,7 +75,6 @@ impl RtlModel {
     pub(super) fn issue_word(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         if self.pushes_and_kicks() {
             self.instr_writes += 1;
-            self.held_word = word;
             self.instruction_sent(word);
             let push = self.axi_write(push_kick::INSTR, word, 0xFF, false)?;
             let kick = self.axi_write(push_kick::KICK, 0, 0xFF, false)?;
@@ -106,9 +105,11 @@ impl RtlModel {
         }
     }
 
-    /// The harness sends instruction `word` to the DUT (program order):
-    /// host streams program their DMA from it before the DUT can run it.
+    /// The harness sends instruction `word` to the DUT (program order),
+    /// which the instruction register then holds: host streams program
+    /// their DMA from it before the DUT can run it.
     pub(super) fn instruction_sent(&mut self, word: u64) {
+        self.held_word = word;
         let l2_words = self.config.l2_words;
         if let Some(streams) = &mut self.streams {
             streams.accepted(word, l2_words);

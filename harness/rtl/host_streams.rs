@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 use pccx_golden::exec::memcpy::{host_transfer, HostTransfer};
 use pccx_golden::isa::{decode, Decoded, Instr};
-use pccx_golden::model::{ShapeEntry, HOST_WORDS};
+use pccx_golden::model::HOST_WORDS;
 use pccx_golden::Tables;
 
 use crate::stimulus::Rng;
@@ -73,15 +73,9 @@ impl HostStreams {
     /// `l2_words`.
     pub fn accepted(&mut self, word: u64, l2_words: u32) {
         match decode(word) {
-            Decoded::Legal(Instr::Memset(m)) => self.tables.set(
-                m.dest_cache,
-                m.dest_addr,
-                ShapeEntry {
-                    a: m.a_value,
-                    b: m.b_value,
-                    c: m.c_value,
-                },
-            ),
+            Decoded::Legal(Instr::Memset(m)) => {
+                self.tables.set(m.dest_cache, m.dest_addr, m.entry())
+            }
             Decoded::Legal(Instr::Memcpy(m)) => {
                 if let Some(HostTransfer {
                     to_host,

@@ -801,7 +801,6 @@ impl RtlModel {
     fn issue_overlapped(&mut self, word: u64) -> Result<(AxiResp, AxiResp), ModelError> {
         use pccx_golden::model::reg;
         self.instr_writes += 1;
-        self.held_word = word;
         self.instruction_sent(word);
         let (lo, hi) = (word as u32, (word >> 32) as u32);
         self.inputs.awvalid = 1;

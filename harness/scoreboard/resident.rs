@@ -89,6 +89,22 @@ impl Resident {
         })
     }
 
+    /// [`changes`](Resident::changes) for `models` about to be reset with
+    /// their initial state set: `None` also when one of them does not keep
+    /// its L2 through that reset (its L2 powers up random), so `case`
+    /// loads in full.
+    pub fn changes_through_reset(
+        &self,
+        case: &TestCase,
+        models: &mut [&mut dyn NpuModel],
+    ) -> Option<Changes> {
+        let kept = models.iter_mut().all(|m| {
+            m.sim_controls()
+                .is_none_or(|sim| sim.keeps_l2_through_reset())
+        });
+        self.changes(case).filter(|_| kept)
+    }
+
     /// After `case` ran and both models agreed on everything, including
     /// every word of both memories at the end: the words that may now
     /// differ from the base are its windows, its patches and what the

@@ -244,11 +244,7 @@ impl<'a> Run<'a> {
         }
         // Both images in full unless the models hold the previous case of
         // a campaign (scoreboard/resident.rs) and keep it through the reset.
-        let kept = [&mut *self.a, &mut *self.b].into_iter().all(|m| {
-            m.sim_controls()
-                .is_none_or(|sim| sim.keeps_l2_through_reset())
-        });
-        let changes = resident.changes(case).filter(|_| kept);
+        let changes = resident.changes_through_reset(case, &mut [&mut *self.a, &mut *self.b]);
         let full = changes
             .is_none()
             .then(|| (case.l2_image(), case.host_image()));

@@ -47,11 +47,9 @@ pub fn rtl_alone(rtl: &mut dyn NpuModel, cases: &[TestCase]) -> Result<Throughpu
             sim.set_initial_state(case.initial_state_seed());
         }
         rtl.set_weight_source(case.weight_source());
-        let kept = rtl
-            .sim_controls()
-            .is_none_or(|sim| sim.keeps_l2_through_reset());
+        let changes = resident.changes_through_reset(case, &mut [&mut *rtl]);
         rtl.reset()?;
-        if let Some(changes) = resident.changes(case).filter(|_| kept) {
+        if let Some(changes) = changes {
             changes.apply(rtl)?;
         } else {
             rtl.write_l2(0, &case.l2_image())?;

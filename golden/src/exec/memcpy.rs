@@ -2,7 +2,7 @@
 
 use crate::isa::{MemRoute, Memcpy};
 use crate::model::{ErrorCode, ShapeTable, HOST_WORDS};
-use crate::state::State;
+use crate::state::{in_range, State};
 use crate::tables::{memcpy_words, Tables};
 
 pub fn execute(state: &mut State, seq: u32, op: &Memcpy) -> Result<(), ErrorCode> {
@@ -34,9 +34,8 @@ pub fn check_ranges(
     len: u64,
     l2_words: u32,
 ) -> Result<(), ErrorCode> {
-    let fits = |base: u64, size: u32| {
-        len == 0 || base.checked_add(len).is_some_and(|e| e <= u64::from(size))
-    };
+    // As State::check_host and check_l2 judge a range.
+    let fits = |base: u64, size: u32| len == 0 || in_range(base, len, size as usize);
     let host = |base| {
         fits(base, HOST_WORDS)
             .then_some(())

@@ -7,7 +7,7 @@
 
 pub mod layout;
 
-use crate::model::{ErrorCode, ShapeTable};
+use crate::model::{ErrorCode, ShapeEntry, ShapeTable};
 use layout::Field;
 use std::fmt;
 
@@ -128,6 +128,17 @@ pub struct Memset {
     pub b_value: u16,
     pub c_value: u16,
     pub reserved: u8,
+}
+
+impl Memset {
+    /// The shape-table entry the MEMSET writes.
+    pub fn entry(&self) -> ShapeEntry {
+        ShapeEntry {
+            a: self.a_value,
+            b: self.b_value,
+            c: self.c_value,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
